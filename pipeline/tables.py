@@ -1,0 +1,194 @@
+"""The one place that reads and writes the stage tables.
+
+Every table has a schema checked on write and on read (missing or unexpected columns, wrong
+embedding width), and every file is written to a temporary name and renamed into place, so a
+crashed stage never leaves a half-written file that looks complete.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pipeline.errors import PipelineError
+
+
+@dataclass(frozen=True)
+class Schema:
+    name: str
+    fields: tuple[pa.Field, ...]
+    extra_prefix: str | None = None  # extra int columns allowed with this prefix (per-venue counts)
+    extra_type: pa.DataType = pa.int32()
+
+    @property
+    def columns(self) -> list[str]:
+        return [f.name for f in self.fields]
+
+    def arrow_schema(self, frame_columns: list[str]) -> pa.Schema:
+        extras = [c for c in frame_columns if c not in self.columns]
+        return pa.schema(list(self.fields) + [pa.field(c, self.extra_type) for c in extras])
+
+
+def _f(name: str, type_: pa.DataType, nullable: bool = False) -> pa.Field:
+    return pa.field(name, type_, nullable=nullable)
+
+
+DOCUMENTS = Schema(
+    "documents",
+    (
+        _f("doc_id", pa.string()),
+        _f("venue", pa.string()),
+        _f("year", pa.int32(), nullable=True),
+        _f("title", pa.string(), nullable=True),
+        _f("abstract", pa.string()),
+        _f("source", pa.string()),
+        _f("source_id", pa.string(), nullable=True),
+        _f("url", pa.string(), nullable=True),
+    ),
+)
+REJECTED = Schema(
+    "rejected",
+    (
+        _f("source", pa.string()),
+        _f("reason", pa.string()),
+        _f("text", pa.string(), nullable=True),
+        _f("duplicate_of", pa.string(), nullable=True),
+    ),
+)
+CLUSTERS = Schema(
+    "clusters",
+    (
+        _f("doc_id", pa.string()),
+        _f("topic", pa.int32()),
+        _f("x", pa.float32()),
+        _f("y", pa.float32()),
+    ),
+)
+TOPICS = Schema(
+    "topics",
+    (
+        _f("topic", pa.int32()),
+        _f("label", pa.string()),
+        _f("terms", pa.list_(pa.string())),
+        _f("size", pa.int32()),
+    ),
+    extra_prefix="count_",
+)
+
+
+def _check_columns(schema: Schema, columns: list[str], where: str) -> None:
+    missing = [c for c in schema.columns if c not in columns]
+    extra = [
+        c
+        for c in columns
+        if c not in schema.columns
+        and not (schema.extra_prefix and str(c).startswith(schema.extra_prefix))
+    ]
+    if missing or extra:
+        parts = []
+        if missing:
+            parts.append(f"missing column(s) {missing}")
+        if extra:
+            parts.append(f"unexpected column(s) {extra}")
+        raise PipelineError(f"{where}: {schema.name} table has {' and '.join(parts)}")
+
+
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _atomic_write(path: Path, write) -> None:
+    """Write through `write(tmp_path)` to a temporary file, then rename it over `path`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        write(tmp)
+        os.chmod(tmp, 0o666 & ~_current_umask())  # mkstemp creates 0600; use normal permissions
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_text(path: str | Path, text: str) -> None:
+    _atomic_write(Path(path), lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+
+
+def write_table(frame: pd.DataFrame, path: str | Path, schema: Schema) -> None:
+    """Validate `frame` against `schema` and write it atomically as Parquet."""
+    path = Path(path)
+    _check_columns(schema, list(frame.columns), str(path))
+    arrow_schema = schema.arrow_schema(list(frame.columns))
+    ordered = frame[arrow_schema.names]
+    try:
+        table = pa.Table.from_pandas(ordered, schema=arrow_schema, preserve_index=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise PipelineError(f"{path}: cannot write {schema.name} table ({exc})") from exc
+    for field in schema.fields:
+        if not field.nullable and table.column(field.name).null_count:
+            raise PipelineError(f"{path}: {schema.name} column '{field.name}' has missing values")
+    _atomic_write(path, lambda tmp: pq.write_table(table, tmp))
+
+
+def _open(path: Path, schema_name: str) -> pa.Table:
+    if not path.exists():
+        raise PipelineError(f"{path}: {schema_name} table not found (run the earlier stage first)")
+    try:
+        return pq.read_table(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise PipelineError(f"{path}: not a readable Parquet file ({exc})") from None
+
+
+def read_table(path: str | Path, schema: Schema) -> pd.DataFrame:
+    """Read a stage table and check its columns against `schema`."""
+    path = Path(path)
+    table = _open(path, schema.name)
+    _check_columns(schema, table.column_names, str(path))
+    frame = table.to_pandas()
+    for field in schema.fields:  # keep nullable strings as Python None, not NaN
+        if pa.types.is_string(field.type) or pa.types.is_large_string(field.type):
+            frame[field.name] = frame[field.name].astype(object).where(frame[field.name].notna(), None)
+    return frame
+
+
+def write_embeddings(doc_ids: list[str], vectors: np.ndarray, path: str | Path) -> None:
+    """Write `doc_id` plus a fixed-width float32 `embedding` column."""
+    path = Path(path)
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    if vectors.ndim != 2 or vectors.shape[0] != len(doc_ids):
+        raise PipelineError(
+            f"{path}: {len(doc_ids)} doc_ids but embedding matrix of shape {vectors.shape}"
+        )
+    width = vectors.shape[1]
+    column = pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)), width)
+    table = pa.table({"doc_id": pa.array(doc_ids, pa.string()), "embedding": column})
+    _atomic_write(path, lambda tmp: pq.write_table(table, tmp))
+
+
+def read_embeddings(path: str | Path, width: int | None = None) -> tuple[list[str], np.ndarray]:
+    """Return (doc_ids, float32 matrix); check the width when `width` is given."""
+    path = Path(path)
+    table = _open(path, "embeddings")
+    if table.column_names != ["doc_id", "embedding"]:
+        raise PipelineError(
+            f"{path}: embeddings table must have columns ['doc_id', 'embedding'], "
+            f"has {table.column_names}"
+        )
+    type_ = table.schema.field("embedding").type
+    if not pa.types.is_fixed_size_list(type_) or not pa.types.is_float32(type_.value_type):
+        raise PipelineError(f"{path}: 'embedding' must be a fixed-width float32 list, is {type_}")
+    if width is not None and type_.list_size != width:
+        raise PipelineError(f"{path}: embeddings are {type_.list_size} wide, expected {width}")
+    flat = table.column("embedding").combine_chunks().flatten().to_numpy(zero_copy_only=False)
+    vectors = flat.reshape(table.num_rows, type_.list_size)
+    return table.column("doc_id").to_pylist(), vectors
