@@ -45,12 +45,16 @@ def make_vars(config) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks"
+    )
     parser = argparse.ArgumentParser(prog="python -m pipeline", description=__doc__)
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def command(name: str, help_: str, *paths: str) -> None:
-        p = sub.add_parser(name, help=help_)
+        p = sub.add_parser(name, help=help_, parents=[common])
         p.add_argument("--config", required=True, type=Path)
         for path in paths:
             p.add_argument(f"--{path}", required=True, type=Path)

@@ -41,7 +41,9 @@ def resolve_params(n_papers: int, config: ClusterConfig) -> ClusterParams:
     max_neighbors = max(2, n_papers - 1)
     n_neighbors = 15 if config.n_neighbors == "auto" else config.n_neighbors
     min_cluster_size = (
-        max(3, round(n_papers**0.4)) if config.min_cluster_size == "auto" else config.min_cluster_size
+        max(3, round(n_papers**0.4))
+        if config.min_cluster_size == "auto"
+        else config.min_cluster_size
     )
     min_cluster_size = max(2, min(min_cluster_size, n_papers))
     min_samples = (
@@ -106,9 +108,7 @@ def assign_topics(texts: list[str], vectors: np.ndarray, config: ClusterConfig) 
     )
     model = BERTopic(
         embedding_model=None,  # embeddings are given: nothing is loaded
-        umap_model=_umap(
-            config.n_components, params.n_neighbors, 0.0, config.random_state, n
-        ),
+        umap_model=_umap(config.n_components, params.n_neighbors, 0.0, config.random_state, n),
         hdbscan_model=HDBSCAN(
             min_cluster_size=params.min_cluster_size,
             min_samples=params.min_samples,
@@ -151,9 +151,7 @@ def cluster_documents(
     return clusters
 
 
-def run(
-    config: ClusterConfig, documents_path: Path, embeddings_path: Path, out_path: Path
-) -> None:
+def run(config: ClusterConfig, documents_path: Path, embeddings_path: Path, out_path: Path) -> None:
     documents = tables.read_table(documents_path, tables.DOCUMENTS)
     doc_ids, vectors = tables.read_embeddings(embeddings_path)
     clusters = cluster_documents(documents, doc_ids, vectors, config)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -20,7 +20,7 @@ Auto = Literal["auto"]
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class IngestConfig(_Section):
@@ -40,10 +40,14 @@ class EmbedConfig(_Section):
 
 class ClusterConfig(_Section):
     random_state: int = Field(42, ge=0)
-    n_neighbors: int | Auto = Field("auto", description="UMAP neighbours; auto scales with size.")
+    n_neighbors: Annotated[int, Field(ge=2)] | Auto = Field(
+        "auto", description="UMAP neighbours; auto scales with size."
+    )
     n_components: int = Field(5, ge=2, le=50)
-    min_cluster_size: int | Auto = Field("auto", description="HDBSCAN; auto scales with size.")
-    min_samples: int | Auto = "auto"
+    min_cluster_size: Annotated[int, Field(ge=2)] | Auto = Field(
+        "auto", description="HDBSCAN; auto scales with size."
+    )
+    min_samples: Annotated[int, Field(ge=1)] | Auto = "auto"
     map_min_dist: float = Field(0.1, ge=0.0, le=1.0, description="UMAP min_dist of the 2-D map.")
 
 
@@ -73,7 +77,12 @@ STAGES = ("ingest", "embed", "cluster", "label", "render")
 
 
 def _describe(error: dict) -> str:
-    key = ".".join(str(part) for part in error["loc"]) or "(top level)"
+    # pydantic appends union branches to the location (cluster.n_neighbors.int): drop them
+    tags = {"int", "float", "str", "bool"}
+    parts = [
+        str(p) for p in error["loc"] if str(p) not in tags and not str(p).startswith("literal[")
+    ]
+    key = ".".join(parts) or "(top level)"
     if error["type"] == "extra_forbidden":
         return f"unknown key '{key}'"
     if error["type"] == "missing":

@@ -30,7 +30,7 @@ class Encoder(Protocol):
 def embedding_texts(documents: pd.DataFrame) -> list[str]:
     """The text embedded per paper: 'Title. Abstract' where a title exists, else the abstract."""
     return [
-        f"{title}. {abstract}" if title else abstract
+        f"{title}. {abstract}" if isinstance(title, str) and title else abstract
         for title, abstract in zip(documents["title"], documents["abstract"], strict=True)
     ]
 

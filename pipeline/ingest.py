@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import glob
 import hashlib
+import io
 import json
 import logging
 import re
@@ -30,8 +31,11 @@ log = logging.getLogger("pipeline.ingest")
 TEXT_SUFFIXES = {".txt", ".text"}
 TABLE_SUFFIXES = {".csv", ".json", ".jsonl", ".ndjson", ".parquet", ".pq"}
 OPTIONAL_COLUMNS = ("title", "venue", "year", "id", "url")
+# "ICML 2025 Papers", "NeurIPS 2024 accepted papers": at most 4 words of venue before the year
+# and 3 after it, alone on its line.
 HEADER = re.compile(
-    r"^(?P<venue>[A-Za-z][\w&+.\- ]{0,40}?)\s+(?P<year>(?:19|20)\d{2})\b(?P<rest>[^.!?]{0,60})$"
+    r"^(?P<venue>[A-Za-z][\w&+.\-]*(?: [\w&+.\-]+){0,3})\s+(?P<year>(?:19|20)\d{2})"
+    r"(?P<rest>(?:\s+[\w&+.:\-()]+){0,3})\s*$"
 )
 VENUE_YEAR = re.compile(r"^(?P<venue>.*?)[\s,]*\b(?P<year>(?:19|20)\d{2})\b.*$")
 LEDGER_TEXT_CHARS = 300
@@ -107,7 +111,7 @@ def parse_seed_text(text: str, path: str, default_venue: str | None = None) -> l
 
 
 def records_from_frame(frame: pd.DataFrame, path: str, unit: str) -> list[RawRecord]:
-    """Turn a table with an `abstract` column into records; column names match case-insensitively."""
+    """Turn a table with an `abstract` column into records (column names match in any case)."""
     by_lower = {}
     for column in frame.columns:
         by_lower.setdefault(str(column).strip().lower(), column)
@@ -145,6 +149,8 @@ def _missing(value: object) -> bool:
 def _optional_text(value: object) -> str | None:
     if _missing(value):
         return None
+    if isinstance(value, float) and value.is_integer():  # ids in a column with gaps: 7.0 -> "7"
+        value = int(value)
     text = normalise_space(str(value))
     return text or None
 
@@ -222,9 +228,9 @@ def build_documents(
                 "url": _optional_text(record.url),
             }
         )
-    documents = pd.DataFrame(kept, columns=tables.DOCUMENTS.columns)
+    documents = pd.DataFrame(kept, columns=tables.DOCUMENTS.columns, dtype=object)
     documents["year"] = documents["year"].astype("Int32")
-    return documents, pd.DataFrame(rejected, columns=tables.REJECTED.columns)
+    return documents, pd.DataFrame(rejected, columns=tables.REJECTED.columns, dtype=object)
 
 
 # ---------------------------------------------------------------- I/O
@@ -271,7 +277,7 @@ def read_file(path: Path, config: IngestConfig) -> tuple[list[RawRecord], list[d
             return parse_seed_text(_read_text(path), name, config.venue), []
         if suffix == ".csv":
             frame = pd.read_csv(
-                path, dtype=str, keep_default_na=False, na_values=[""], encoding="utf-8-sig"
+                io.StringIO(_read_text(path)), dtype=str, keep_default_na=False, na_values=[""]
             )
             return records_from_frame(frame, name, "row"), []
         if suffix == ".json":
@@ -314,7 +320,7 @@ def _records_from_objects(items: list, name: str, unit: str) -> tuple[list[RawRe
         if bad:
             return [], bad
         raise InputError(f"{name}: contains no records")
-    frame = pd.DataFrame([item for _, item in objects])
+    frame = pd.DataFrame([item for _, item in objects], dtype=object)
     records = records_from_frame(frame, name, unit)
     for record, (i, _) in zip(records, objects, strict=True):
         record.source = f"{name}:{unit} {i + 1}"
@@ -323,7 +329,8 @@ def _records_from_objects(items: list, name: str, unit: str) -> tuple[list[RawRe
 
 def _read_jsonl(text: str, name: str) -> tuple[list[RawRecord], list[dict]]:
     items, bad = [], []
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Only "\n" ends a JSONL record: U+2028 and friends may stand unescaped inside strings.
+    for number, line in enumerate(text.replace("\r\n", "\n").split("\n"), start=1):
         if not line.strip():
             continue
         try:
@@ -337,6 +344,10 @@ def _read_jsonl(text: str, name: str) -> tuple[list[RawRecord], list[dict]]:
                     "duplicate_of": None,
                 }
             )
+    if not items:
+        if bad:
+            return [], bad
+        raise InputError(f"{name}: contains no records")
     records, not_objects = _records_from_objects([item for _, item in items], name, "line")
     line_of = [number for number, _ in items]
     for record in records:  # renumber "line k-th item" to the real line number

@@ -38,6 +38,7 @@ ML_FILLER = frozenset(
     outperform outperforms outperforming baseline baselines benchmark benchmarks code available
     github com https http www org et al e g i g le ge wide range key challenge challenges
     recent recently prior previous previously different well high low large small simple
+    state-of-the-art so-called well-known
     """.split()
 )
 _LATEX_MATH = re.compile(r"\$[^$]*\$")
@@ -132,7 +133,8 @@ def label_topics(
     frame = pd.DataFrame(rows)
     duplicated = frame["label"].duplicated(keep="first")
     frame.loc[duplicated, "label"] = [
-        f"{label} ({topic})" for label, topic in zip(frame["label"][duplicated], frame["topic"][duplicated])
+        f"{label} ({topic})"
+        for label, topic in zip(frame["label"][duplicated], frame["topic"][duplicated], strict=True)
     ]
     return frame.sort_values("topic").reset_index(drop=True)
 

@@ -30,18 +30,24 @@ PALETTE = qualitative.Dark24 + qualitative.Light24
 PLOT_CONFIG = {"displaylogo": False, "responsive": True}
 
 
+def plotly_text(text: str) -> str:
+    """Escape text for plotly labels, which render a subset of HTML. plotly decodes &lt; &gt;
+    &amp; but not &quot;, so quotes stay as they are (they are harmless outside attributes)."""
+    return html.escape(text, quote=False)
+
+
 def topic_colour(topic: int) -> str:
     return UNASSIGNED_COLOUR if topic < 0 else PALETTE[topic % len(PALETTE)]
 
 
 def hover_title(title: str | None, abstract: str, n_words: int) -> str:
     """Title, or the abstract's opening words; wrapped and HTML-escaped for a plotly hover."""
-    if title:
+    if isinstance(title, str) and title:
         text = title
     else:
         words = abstract.split()
         text = " ".join(words[:n_words]) + (" …" if len(words) > n_words else "")
-    return "<br>".join(html.escape(line) for line in textwrap.wrap(text, 60))
+    return "<br>".join(plotly_text(line) for line in textwrap.wrap(text, 60))
 
 
 def map_frame(
@@ -70,16 +76,16 @@ def map_figure(frame: pd.DataFrame, config: RenderConfig) -> go.Figure:
     fig = make_subplots(
         rows=1,
         cols=len(venues),
-        shared_xaxes=True,
-        shared_yaxes=True,
+        shared_xaxes="all",  # one coordinate frame: a topic sits in the same place in each panel
+        shared_yaxes="all",
         horizontal_spacing=0.02,
-        subplot_titles=[f"{html.escape(v)} ({counts[v]} papers)" for v in venues],
+        subplot_titles=[f"{plotly_text(v)} ({counts[v]} papers)" for v in venues],
     )
     topic_order = sorted(frame["topic"].unique(), key=lambda t: (t < 0, t))  # unassigned last
     for topic in topic_order:
         in_topic = frame[frame["topic"] == topic]
         label = in_topic["topic_label"].iloc[0]
-        name = html.escape(label if topic < 0 else f"{topic}: {label}")
+        name = plotly_text(label if topic < 0 else f"{topic}: {label}")
         for col, venue in enumerate(venues, start=1):
             points = in_topic[in_topic["venue"] == venue]
             if points.empty:
@@ -93,13 +99,18 @@ def map_figure(frame: pd.DataFrame, config: RenderConfig) -> go.Figure:
                     legendgroup=str(topic),
                     showlegend=not any(t.legendgroup == str(topic) for t in fig.data),
                     marker={
-                        "size": config.point_size if topic >= 0 else config.point_size - 2,
+                        "size": config.point_size if topic >= 0 else max(1, config.point_size - 2),
                         "color": topic_colour(topic),
                         "opacity": 0.85 if topic >= 0 else 0.45,
                         "line": {"width": 0},
                     },
                     customdata=list(
-                        zip(points["hover"], [html.escape(venue)] * len(points), [name] * len(points), strict=True)
+                        zip(
+                            points["hover"],
+                            [plotly_text(venue)] * len(points),
+                            [name] * len(points),
+                            strict=True,
+                        )
                     ),
                     hovertemplate="<b>%{customdata[0]}</b><br>%{customdata[1]} · "
                     "%{customdata[2]}<extra></extra>",
@@ -130,12 +141,16 @@ def venue_chart(topics: pd.DataFrame) -> go.Figure:
         shares = assigned[column] / max(venue_total, 1)
         fig.add_trace(
             go.Bar(
-                y=[html.escape(f"{t}: {label}") for t, label in zip(assigned["topic"], assigned["label"], strict=True)],
+                y=[
+                    plotly_text(f"{t}: {label}")
+                    for t, label in zip(assigned["topic"], assigned["label"], strict=True)
+                ],
                 x=(100 * shares).round(2).tolist(),
                 customdata=assigned[column].tolist(),
                 orientation="h",
-                name=html.escape(venue),
-                hovertemplate="%{y}<br>" + html.escape(venue)
+                name=plotly_text(venue),
+                hovertemplate="%{y}<br>"
+                + plotly_text(venue)
                 + ": %{customdata} papers (%{x:.1f}% of the venue)<extra></extra>",
             )
         )
@@ -151,16 +166,20 @@ def venue_chart(topics: pd.DataFrame) -> go.Figure:
 
 
 def _figure_div(fig: go.Figure, div_id: str) -> str:
-    return fig.to_html(
-        full_html=False, include_plotlyjs=False, div_id=div_id, config=PLOT_CONFIG
-    )
+    return fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id, config=PLOT_CONFIG)
 
 
 def _topic_table(topics: pd.DataFrame) -> str:
     count_columns = [c for c in topics.columns if c.startswith("count_")]
     head = "".join(
         f"<th>{html.escape(h)}</th>"
-        for h in ["Topic", "Label", "Papers", *[c.removeprefix("count_") for c in count_columns], "Top terms"]
+        for h in [
+            "Topic",
+            "Label",
+            "Papers",
+            *[c.removeprefix("count_") for c in count_columns],
+            "Top terms",
+        ]
     )
     ordered = pd.concat([topics[topics["topic"] >= 0], topics[topics["topic"] < 0]])
     rows = []
@@ -173,8 +192,15 @@ def _topic_table(topics: pd.DataFrame) -> str:
             html.escape(", ".join(row["terms"])),
         ]
         swatch = f'<span class="swatch" style="background:{topic_colour(row["topic"])}"></span>'
-        rows.append("<tr>" + f"<td>{swatch}{cells[0]}</td>" + "".join(f"<td>{c}</td>" for c in cells[1:]) + "</tr>")
-    return f'<table id="topics"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+        rows.append(
+            "<tr>"
+            + f"<td>{swatch}{cells[0]}</td>"
+            + "".join(f"<td>{c}</td>" for c in cells[1:])
+            + "</tr>"
+        )
+    return (
+        f'<table id="topics"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    )
 
 
 PAGE = """<!DOCTYPE html>

@@ -132,11 +132,13 @@ def write_table(frame: pd.DataFrame, path: str | Path, schema: Schema) -> None:
     ordered = frame[arrow_schema.names]
     try:
         table = pa.Table.from_pandas(ordered, schema=arrow_schema, preserve_index=False)
-    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+    except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as exc:
+        for field in schema.fields:
+            if not field.nullable and ordered[field.name].isna().any():
+                raise PipelineError(
+                    f"{path}: {schema.name} column '{field.name}' has missing values"
+                ) from exc
         raise PipelineError(f"{path}: cannot write {schema.name} table ({exc})") from exc
-    for field in schema.fields:
-        if not field.nullable and table.column(field.name).null_count:
-            raise PipelineError(f"{path}: {schema.name} column '{field.name}' has missing values")
     _atomic_write(path, lambda tmp: pq.write_table(table, tmp))
 
 
@@ -157,7 +159,9 @@ def read_table(path: str | Path, schema: Schema) -> pd.DataFrame:
     frame = table.to_pandas()
     for field in schema.fields:  # keep nullable strings as Python None, not NaN
         if pa.types.is_string(field.type) or pa.types.is_large_string(field.type):
-            frame[field.name] = frame[field.name].astype(object).where(frame[field.name].notna(), None)
+            frame[field.name] = (
+                frame[field.name].astype(object).where(frame[field.name].notna(), None)
+            )
     return frame
 
 

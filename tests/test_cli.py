@@ -1,0 +1,113 @@
+"""The command line: one-line errors with the right exit codes, Make variables and stamps."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from conftest import run_cli, write_config
+
+from pipeline.config import STAGES, load_config, stamp_text
+
+OLD = 1_000_000_000  # an mtime (2001) no rewrite can produce
+
+
+def _single_error_line(stderr: str) -> str:
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith("error: "), stderr
+    assert "Traceback" not in stderr
+    return lines[0]
+
+
+def test_misspelled_key_exits_2_with_one_line(tmp_path):
+    config = write_config(
+        tmp_path / "bad.yaml", ["x.txt"], tmp_path / "out", "cluster:\n  min_cluster_sise: 5"
+    )
+    result = run_cli("stamps", "--config", str(config), cwd=tmp_path)
+    assert result.returncode == 2
+    line = _single_error_line(result.stderr)
+    assert str(config) in line
+    assert "cluster.min_cluster_sise" in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_debug_shows_the_traceback(tmp_path):
+    config = write_config(tmp_path / "bad.yaml", ["x.txt"], tmp_path / "out", "colour: red")
+    result = run_cli("--debug", "stamps", "--config", str(config), cwd=tmp_path)
+    assert result.returncode != 0
+    assert "Traceback (most recent call last)" in result.stderr
+    assert "ConfigError" in result.stderr
+    assert "unknown key 'colour'" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "expected_rc", "expected"),
+    [
+        pytest.param(None, 1, "{path}: input file not found", id="missing-input"),
+        pytest.param(
+            "A paper about graphs and sparse codes, with no venue line above it.\n",
+            1,
+            "{path}:1: no venue header",
+            id="no-venue-header",
+        ),
+    ],
+)
+def test_ingest_input_errors_are_one_line(tmp_path, content, expected_rc, expected):
+    path = tmp_path / "papers.txt"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    config = write_config(tmp_path / "c.yaml", [str(path)], tmp_path / "out")
+    out = tmp_path / "out"
+    result = run_cli(
+        "ingest",
+        "--config",
+        str(config),
+        "--out",
+        str(out / "documents.parquet"),
+        "--rejected",
+        str(out / "rejected.parquet"),
+        cwd=tmp_path,
+    )
+    assert result.returncode == expected_rc
+    line = _single_error_line(result.stderr)
+    assert line.startswith("error: " + expected.format(path=path))
+    assert not (out / "documents.parquet").exists()
+
+
+def test_makevars_writes_variables_and_stamps(tmp_path):
+    out = tmp_path / "out"
+    inputs = [str(tmp_path / "a.csv"), str(tmp_path / "raw/*.txt"), str(tmp_path / "b.jsonl")]
+    config = write_config(tmp_path / "c.yaml", inputs, Path(f"{out}/"))
+    mk = tmp_path / "build" / "c.mk"
+    result = run_cli("makevars", "--config", str(config), "--out", str(mk), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert mk.read_text(encoding="utf-8").splitlines() == [
+        f"OUT := {out}",
+        f"INPUT_FILES := {inputs[0]} {inputs[2]}",
+        f"INPUT_GLOBS := {inputs[1]}",
+    ]
+    loaded = load_config(config)
+    params = out / ".params"
+    assert sorted(p.name for p in params.iterdir()) == sorted(f"{s}.json" for s in STAGES)
+    for stage in STAGES:
+        assert (params / f"{stage}.json").read_text(encoding="utf-8") == stamp_text(loaded, stage)
+
+
+def test_stamps_rewrite_only_what_changed(tmp_path):
+    out = tmp_path / "out"
+    config = write_config(tmp_path / "c.yaml", ["x.txt"], out, "render:\n  title: First")
+    assert run_cli("stamps", "--config", str(config), cwd=tmp_path).returncode == 0
+    stamps = {stage: out / ".params" / f"{stage}.json" for stage in STAGES}
+    for path in stamps.values():
+        os.utime(path, (OLD, OLD))
+
+    assert run_cli("stamps", "--config", str(config), cwd=tmp_path).returncode == 0
+    assert {s: p.stat().st_mtime for s, p in stamps.items()} == dict.fromkeys(STAGES, OLD)
+
+    write_config(config, ["x.txt"], out, "render:\n  title: Second")
+    assert run_cli("stamps", "--config", str(config), cwd=tmp_path).returncode == 0
+    rewritten = {s for s, p in stamps.items() if p.stat().st_mtime != OLD}
+    assert rewritten == {"render"}
+    assert '"title": "Second"' in stamps["render"].read_text(encoding="utf-8")

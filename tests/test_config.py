@@ -1,0 +1,135 @@
+"""Config loading and validation, and the per-stage parameter slices the stamps are built from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pipeline.config import STAGES, Config, load_config, parse_config, stamp_text
+from pipeline.errors import ConfigError
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = sorted((ROOT / "configs").glob("*.yaml"))
+
+
+def _load_text(tmp_path: Path, text: str) -> Config:
+    path = tmp_path / "config.yaml"
+    path.write_text(text, encoding="utf-8")
+    return load_config(path)
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_shipped_config_loads(path):
+    config = load_config(path)
+    assert config.inputs, "every config must name at least one input"
+    # Every key written in the file survived validation (nothing silently defaulted away).
+    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    dumped = config.model_dump()
+    for section, value in raw.items():
+        if isinstance(value, dict):
+            for key, item in value.items():
+                assert dumped[section][key] == item, f"{section}.{key}"
+        else:
+            assert dumped[section] == value, section
+
+
+def test_default_config_values():
+    assert ROOT / "configs" / "default.yaml" in SHIPPED
+    config = load_config(ROOT / "configs" / "default.yaml")
+    assert config.inputs == ["data/raw/*.txt"]
+    assert config.output_dir == "outputs"
+    assert config.ingest.venue is None
+    assert config.cluster.random_state == 42
+    assert config.embed.model == "all-MiniLM-L6-v2"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("inputs: [a.txt]\noutput_dri: out\n", "unknown key 'output_dri'", id="top"),
+        pytest.param(
+            "inputs: [a.txt]\ncluster:\n  min_cluster_sise: 5\n",
+            "unknown key 'cluster.min_cluster_sise'",
+            id="nested",
+        ),
+        pytest.param(
+            "inputs: [a.txt]\nembed:\n  batch_size: many\n", "key 'embed.batch_size'", id="type"
+        ),
+        pytest.param(
+            "inputs: [a.txt]\ncluster:\n  map_min_dist: 2\n",
+            "key 'cluster.map_min_dist'",
+            id="range-high",
+        ),
+        pytest.param(
+            "inputs: [a.txt]\nrender:\n  point_size: 0\n", "key 'render.point_size'", id="range-low"
+        ),
+        pytest.param("output_dir: out\n", "missing required key 'inputs'", id="no-inputs"),
+        pytest.param("inputs: []\n", "key 'inputs'", id="empty-inputs"),
+        pytest.param("inputs: a.txt\n", "key 'inputs'", id="inputs-not-list"),
+        pytest.param(
+            "inputs: [a.txt]\nembed:\n  batch_size: many\nlabel:\n  n_term: 3\n",
+            ("key 'embed.batch_size'", "unknown key 'label.n_term'"),
+            id="all-problems-at-once",
+        ),
+    ],
+)
+def test_bad_config_names_file_and_dotted_key(tmp_path, text, expected):
+    with pytest.raises(ConfigError) as info:
+        _load_text(tmp_path, text)
+    message = str(info.value)
+    for part in (expected,) if isinstance(expected, str) else expected:
+        assert part in message
+    assert str(tmp_path / "config.yaml") in message
+    assert "\n" not in message
+    assert info.value.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("", "empty", id="empty"),
+        pytest.param("# nothing but a comment\n", "empty", id="comment-only"),
+        pytest.param("- a.txt\n- b.txt\n", "expected a mapping", id="list"),
+        pytest.param("just a sentence\n", "expected a mapping", id="scalar"),
+        pytest.param("inputs: [a.txt\n", "not valid YAML", id="invalid-yaml"),
+        pytest.param("inputs:\n\t- a.txt\n", "not valid YAML", id="tab-indent"),
+    ],
+)
+def test_unusable_config_file(tmp_path, text, expected):
+    with pytest.raises(ConfigError) as info:
+        _load_text(tmp_path, text)
+    message = str(info.value)
+    assert expected in message
+    assert message.startswith(str(tmp_path / "config.yaml"))
+    assert "\n" not in message
+
+
+def test_missing_config_file(tmp_path):
+    with pytest.raises(ConfigError, match="config file not found") as info:
+        load_config(tmp_path / "nope.yaml")
+    assert str(tmp_path / "nope.yaml") in str(info.value)
+
+
+BASE = {"inputs": ["data/raw/*.txt"], "output_dir": "outputs"}
+
+
+@pytest.mark.parametrize(
+    ("change", "changed_stages"),
+    [
+        pytest.param({"render": {"title": "Another title"}}, {"render"}, id="render.title"),
+        pytest.param({"render": {"point_size": 9}}, {"render"}, id="render.point_size"),
+        pytest.param({"inputs": ["other/*.csv"]}, {"ingest"}, id="inputs"),
+        pytest.param({"ingest": {"venue": "ICML 2025"}}, {"ingest"}, id="ingest.venue"),
+        pytest.param({"embed": {"batch_size": 8}}, {"embed"}, id="embed.batch_size"),
+        pytest.param({"cluster": {"random_state": 7}}, {"cluster"}, id="cluster.random_state"),
+        pytest.param({"label": {"n_terms": 5}}, {"label"}, id="label.n_terms"),
+        pytest.param({"output_dir": "elsewhere"}, set(), id="output_dir"),
+    ],
+)
+def test_stage_stamps_change_only_for_their_section(change, changed_stages):
+    before = parse_config(BASE)
+    after = parse_config({**BASE, **change})
+    changed = {s for s in STAGES if stamp_text(before, s) != stamp_text(after, s)}
+    assert changed == changed_stages

@@ -1,0 +1,196 @@
+"""Stage tables: schema checks on write and read, atomic writes, embeddings."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipeline import tables
+from pipeline.errors import PipelineError
+
+
+def _documents(**overrides) -> pd.DataFrame:
+    frame = pd.DataFrame(
+        {
+            "doc_id": ["p1", "p2"],
+            "venue": ["ICML", "ICLR"],
+            "year": pd.array([2025, None], dtype="Int32"),
+            "title": ["A title", None],
+            "abstract": ["first abstract text", "second abstract text"],
+            "source": ["a.txt:3", "b.csv:row 1"],
+            "source_id": [None, "x-1"],
+            "url": [None, None],
+        }
+    )
+    for key, value in overrides.items():
+        frame[key] = value
+    return frame
+
+
+def _topics(**extra) -> pd.DataFrame:
+    frame = pd.DataFrame(
+        {
+            "topic": [-1, 0],
+            "label": ["Outliers", "graphs / sparse"],
+            "terms": [["a", "b"], ["graphs", "sparse"]],
+            "size": [3, 5],
+        }
+    )
+    for key, value in extra.items():
+        frame[key] = value
+    return frame
+
+
+@pytest.mark.parametrize(
+    ("mutate", "expected"),
+    [
+        pytest.param(
+            lambda f: f.drop(columns=["abstract"]), "missing column(s) ['abstract']", id="missing"
+        ),
+        pytest.param(lambda f: f.assign(score=1.0), "unexpected column(s) ['score']", id="extra"),
+        pytest.param(
+            lambda f: f.drop(columns=["url", "title"]).assign(count_ICML=1),
+            "missing column(s) ['title', 'url'] and unexpected column(s) ['count_ICML']",
+            id="both",
+        ),
+    ],
+)
+def test_write_table_checks_columns(tmp_path, mutate, expected):
+    path = tmp_path / "documents.parquet"
+    with pytest.raises(PipelineError) as info:
+        tables.write_table(mutate(_documents()), path, tables.DOCUMENTS)
+    assert str(info.value) == f"{path}: documents table has {expected}"
+    assert not path.exists()
+
+
+def test_write_table_rejects_nulls_in_required_column(tmp_path):
+    path = tmp_path / "documents.parquet"
+    with pytest.raises(PipelineError, match="documents column 'venue' has missing values"):
+        tables.write_table(_documents(venue=["ICML", None]), path, tables.DOCUMENTS)
+    assert not path.exists()
+
+
+def test_documents_round_trip_keeps_nullable_text_as_none(tmp_path):
+    path = tmp_path / "documents.parquet"
+    frame = _documents()
+    tables.write_table(frame[frame.columns[::-1]], path, tables.DOCUMENTS)  # any column order
+    back = tables.read_table(path, tables.DOCUMENTS)
+    assert list(back.columns) == tables.DOCUMENTS.columns
+    assert back["title"].tolist() == ["A title", None]
+    assert back["source_id"].tolist() == [None, "x-1"]
+    assert back["url"].tolist() == [None, None]
+    assert back["abstract"].tolist() == frame["abstract"].tolist()
+    assert back["year"].iloc[0] == 2025 and pd.isna(back["year"].iloc[1])
+
+
+def _write_extra_column(path):
+    _documents(score=[1.0, 2.0]).to_parquet(path)
+
+
+@pytest.mark.parametrize(
+    ("name", "make", "expected"),
+    [
+        pytest.param("missing.parquet", None, "documents table not found", id="missing"),
+        pytest.param("sub/missing.parquet", None, "documents table not found", id="missing-dir"),
+        pytest.param(
+            "x.parquet", _write_extra_column, "unexpected column(s) ['score']", id="extra"
+        ),
+        pytest.param(
+            "x.parquet", lambda p: p.write_bytes(b"junk"), "not a readable Parquet file", id="junk"
+        ),
+    ],
+)
+def test_read_table_errors_name_the_file(tmp_path, name, make, expected):
+    path = tmp_path / name
+    if make:
+        make(path)
+    with pytest.raises(PipelineError) as info:
+        tables.read_table(path, tables.DOCUMENTS)
+    assert str(info.value).startswith(f"{path}: ")
+    assert expected in str(info.value)
+
+
+def _leftovers(folder):
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
+
+
+def test_successful_write_leaves_no_temporary_files(tmp_path):
+    tables.write_table(_documents(), tmp_path / "documents.parquet", tables.DOCUMENTS)
+    tables.write_embeddings(["p1"], np.ones((1, 2)), tmp_path / "embeddings.parquet")
+    tables.write_text(tmp_path / "vars.mk", "OUT := x\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "documents.parquet",
+        "embeddings.parquet",
+        "vars.mk",
+    ]
+
+
+def test_failed_write_keeps_previous_file(tmp_path, monkeypatch):
+    path = tmp_path / "documents.parquet"
+    tables.write_table(_documents(), path, tables.DOCUMENTS)
+    before = path.read_bytes()
+
+    def crash(table, where):
+        with open(where, "wb") as handle:
+            handle.write(b"PAR1 half written")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(tables.pq, "write_table", crash)
+    with pytest.raises(OSError, match="disk full"):
+        tables.write_table(_documents(venue=["X", "Y"]), path, tables.DOCUMENTS)
+    assert path.read_bytes() == before
+    assert _leftovers(tmp_path) == []
+    monkeypatch.undo()
+    assert tables.read_table(path, tables.DOCUMENTS)["venue"].tolist() == ["ICML", "ICLR"]
+
+
+def test_embeddings_round_trip_exactly(tmp_path):
+    path = tmp_path / "embeddings.parquet"
+    rng = np.random.default_rng(0)
+    vectors = rng.standard_normal((4, 3)).astype(np.float32)
+    vectors[0, 0] = np.float32(0.1)  # not exactly representable: must survive bit-for-bit
+    tables.write_embeddings(["a", "b", "c", "d"], vectors, path)
+    ids, back = tables.read_embeddings(path, width=3)
+    assert ids == ["a", "b", "c", "d"]
+    assert back.dtype == np.float32
+    assert back.shape == (4, 3)
+    assert np.array_equal(back, vectors)
+
+
+def test_read_embeddings_checks_width_and_layout(tmp_path):
+    path = tmp_path / "embeddings.parquet"
+    tables.write_embeddings(["a", "b"], np.zeros((2, 3), dtype=np.float32), path)
+    with pytest.raises(PipelineError, match="embeddings are 3 wide, expected 384") as info:
+        tables.read_embeddings(path, width=384)
+    assert str(info.value).startswith(str(path))
+    assert tables.read_embeddings(path)[1].shape == (2, 3)
+    pd.DataFrame({"doc_id": ["a"], "embedding": [[1.0, 2.0]]}).to_parquet(path)  # variable list
+    with pytest.raises(PipelineError, match="fixed-width float32 list"):
+        tables.read_embeddings(path)
+    tables.write_table(_documents(), path, tables.DOCUMENTS)
+    with pytest.raises(PipelineError, match=r"must have columns \['doc_id', 'embedding'\]"):
+        tables.read_embeddings(path)
+
+
+@pytest.mark.parametrize(
+    ("ids", "shape"),
+    [(["a", "b"], (3, 4)), (["a", "b"], (2,)), (["a"], (1, 2, 2))],
+)
+def test_write_embeddings_rejects_mismatched_shapes(tmp_path, ids, shape):
+    path = tmp_path / "embeddings.parquet"
+    with pytest.raises(PipelineError, match="doc_ids but embedding matrix of shape"):
+        tables.write_embeddings(ids, np.zeros(shape), path)
+    assert not path.exists()
+
+
+def test_topics_allow_per_venue_counts_only(tmp_path):
+    path = tmp_path / "topics.parquet"
+    tables.write_table(_topics(count_ICML=[1, 2], count_ICLR=[2, 3]), path, tables.TOPICS)
+    back = tables.read_table(path, tables.TOPICS)
+    assert back["count_ICML"].tolist() == [1, 2]
+    assert back["count_ICLR"].tolist() == [2, 3]
+    assert [list(t) for t in back["terms"]] == [["a", "b"], ["graphs", "sparse"]]
+    with pytest.raises(PipelineError, match=r"unexpected column\(s\) \['share_ICML'\]"):
+        tables.write_table(_topics(share_ICML=[0.1, 0.2]), path, tables.TOPICS)
+    assert tables.read_table(path, tables.TOPICS)["count_ICML"].tolist() == [1, 2]
