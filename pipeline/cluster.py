@@ -1,8 +1,11 @@
 """Stage 3, cluster: embeddings -> clusters.parquet (topic per paper and 2-D map coordinates).
 
 UMAP + HDBSCAN through BERTopic on the precomputed embeddings (BERTopic never embeds here, so it
-never reaches for a model hub). Every random choice is seeded through `random_state`, and the
-parameters left on "auto" scale with the corpus, so 76 and 3,401 papers both give usable topics.
+never reaches for a model hub). Then, on the embeddings themselves: HDBSCAN's outliers that are
+close enough to a topic join it, topics above `max_topic_share` of the corpus are split
+(k-means), and `max_topics` caps the count. Every random choice is seeded through `random_state`
+(the rest is deterministic), and the parameters left on "auto" scale with the corpus, so 76 and
+3,401 papers both give usable topics.
 """
 
 from __future__ import annotations
@@ -34,25 +37,38 @@ class ClusterParams:
 def resolve_params(n_papers: int, config: ClusterConfig) -> ClusterParams:
     """Turn 'auto' settings into numbers for a corpus of `n_papers`.
 
-    min_cluster_size grows like n**0.4 (76 papers -> 6, 3,401 -> 26, 100k -> 100), so topic
-    counts stay scannable; min_samples at a third of it keeps HDBSCAN from declaring a quarter of
-    the corpus noise, as BERTopic's default (min_samples = min_cluster_size) does.
+    n_neighbors is n/100 between 15 and 30: more neighbours give UMAP a more global view, and
+    topics that change less from one seed to the next (3,401 papers: 30). min_cluster_size grows
+    like n**0.35 (76 papers -> 5, 3,401 -> 17, 100k -> 56), so topic counts stay scannable;
+    min_samples at half of it keeps HDBSCAN from declaring a quarter of the corpus noise, as
+    BERTopic's default (min_samples = min_cluster_size) does.
     """
     max_neighbors = max(2, n_papers - 1)
-    n_neighbors = 15 if config.n_neighbors == "auto" else config.n_neighbors
+    n_neighbors = (
+        min(30, max(15, round(n_papers / 100)))
+        if config.n_neighbors == "auto"
+        else config.n_neighbors
+    )
     min_cluster_size = (
-        max(3, round(n_papers**0.4))
+        max(3, round(n_papers**0.35))
         if config.min_cluster_size == "auto"
         else config.min_cluster_size
     )
     min_cluster_size = max(2, min(min_cluster_size, n_papers))
     min_samples = (
-        max(1, round(min_cluster_size / 3)) if config.min_samples == "auto" else config.min_samples
+        max(1, round(min_cluster_size / 2)) if config.min_samples == "auto" else config.min_samples
     )
     return ClusterParams(min(n_neighbors, max_neighbors), min_cluster_size, min_samples)
 
 
-def _umap(n_components: int, n_neighbors: int, min_dist: float, random_state: int, n: int):
+def _umap(
+    n_components: int,
+    n_neighbors: int,
+    min_dist: float,
+    random_state: int,
+    n: int,
+    n_epochs: int | None = None,
+):
     from umap import UMAP
 
     return UMAP(
@@ -64,7 +80,17 @@ def _umap(n_components: int, n_neighbors: int, min_dist: float, random_state: in
         init="spectral" if n > n_components + 8 else "random",
         random_state=random_state,
         low_memory=True,
+        n_epochs=n_epochs,
     )
+
+
+def umap_epochs(n_papers: int, config: ClusterConfig) -> int | None:
+    """Epochs of the UMAP that HDBSCAN clusters in. auto: 1500 up to 10,000 papers (three times
+    UMAP's own choice there: layouts, and so topics, that change less with the seed), UMAP's own
+    choice (None) above."""
+    if config.n_epochs != "auto":
+        return config.n_epochs
+    return 1500 if n_papers <= 10_000 else None
 
 
 def map_coordinates(vectors: np.ndarray, config: ClusterConfig) -> np.ndarray:
@@ -88,12 +114,9 @@ def _pca_2d(vectors: np.ndarray) -> np.ndarray:
     return coords.astype(np.float32)
 
 
-def assign_topics(texts: list[str], vectors: np.ndarray, config: ClusterConfig) -> np.ndarray:
-    """Topic per paper (-1 = left unassigned by HDBSCAN), numbered by size, largest first."""
+def hdbscan_topics(texts: list[str], vectors: np.ndarray, config: ClusterConfig) -> np.ndarray:
+    """HDBSCAN's topic per paper (-1 = left out), on a seeded 5-D UMAP of the embeddings."""
     n = len(vectors)
-    if n < MIN_PAPERS_TO_CLUSTER:
-        log.warning("only %d papers: too few to cluster, all placed in one topic", n)
-        return np.zeros(n, dtype=np.int32)
     from bertopic import BERTopic
     from hdbscan import HDBSCAN
     from sklearn.feature_extraction.text import CountVectorizer
@@ -108,7 +131,14 @@ def assign_topics(texts: list[str], vectors: np.ndarray, config: ClusterConfig) 
     )
     model = BERTopic(
         embedding_model=None,  # embeddings are given: nothing is loaded
-        umap_model=_umap(config.n_components, params.n_neighbors, 0.0, config.random_state, n),
+        umap_model=_umap(
+            config.n_components,
+            params.n_neighbors,
+            0.0,
+            config.random_state,
+            n,
+            umap_epochs(n, config),
+        ),
         hdbscan_model=HDBSCAN(
             min_cluster_size=params.min_cluster_size,
             min_samples=params.min_samples,
@@ -120,33 +150,135 @@ def assign_topics(texts: list[str], vectors: np.ndarray, config: ClusterConfig) 
         calculate_probabilities=False,
     )
     topics, _ = model.fit_transform(texts, embeddings=vectors)
-    topics = np.asarray(topics, dtype=np.int32)
-    if (topics == -1).all():
-        log.warning("HDBSCAN found no dense group among %d papers: all placed in one topic", n)
-        return np.zeros(n, dtype=np.int32)
+    return np.asarray(topics, dtype=np.int32)
+
+
+def topic_centroids(vectors: np.ndarray, topics: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(topic ids, unit-length mean embedding of each topic's papers); -1 is left out."""
+    ids = np.array(sorted(set(topics.tolist()) - {-1}), dtype=np.int32)
+    centroids = np.stack([vectors[topics == t].mean(axis=0) for t in ids]) if len(ids) else None
+    if centroids is None:
+        return ids, np.zeros((0, vectors.shape[1]), dtype=np.float32)
+    norms = np.linalg.norm(centroids, axis=1, keepdims=True)
+    return ids, centroids / np.where(norms > 0, norms, 1)
+
+
+def reassign_outliers(topics: np.ndarray, vectors: np.ndarray, threshold: float) -> np.ndarray:
+    """Each outlier (-1) joins the topic whose mean embedding it is most cosine-similar to, if
+    that similarity is at least `threshold`; the others stay -1."""
+    topics = topics.copy()
+    outliers = np.flatnonzero(topics == -1)
+    ids, centroids = topic_centroids(vectors, topics)
+    if not len(outliers) or not len(ids):
+        return topics
+    similarity = vectors[outliers] @ centroids.T
+    close = similarity.max(axis=1) >= threshold
+    topics[outliers[close]] = ids[similarity.argmax(axis=1)[close]]
     return topics
+
+
+def split_large_topics(
+    topics: np.ndarray, vectors: np.ndarray, max_size: float, min_part: int, random_state: int
+) -> np.ndarray:
+    """Split every topic of more than `max_size` papers into ceil(size / max_size) parts by
+    k-means on the embeddings (20 starts: the best partition, nearly the same whatever the
+    seed), unless a part would hold fewer than `min_part` papers."""
+    from sklearn.cluster import KMeans
+
+    topics = topics.copy()
+    sizes = pd.Series(topics[topics >= 0]).value_counts().sort_index()
+    for topic, size in sizes[sizes > max_size].items():
+        members = np.flatnonzero(topics == topic)
+        k = int(np.ceil(size / max_size))
+        parts = KMeans(k, n_init=20, random_state=random_state).fit_predict(vectors[members])
+        if np.bincount(parts, minlength=k).min() < min_part:
+            log.info("topic of %d papers left whole: a part would be too small", size)
+            continue
+        for part in range(1, k):
+            topics[members[parts == part]] = topics.max() + 1
+    return topics
+
+
+def group_topics(centroids: np.ndarray, n_groups: int) -> np.ndarray:
+    """Group index (0..n_groups-1) of each centroid: Ward clustering of the unit centroids."""
+    from sklearn.cluster import AgglomerativeClustering
+
+    if n_groups >= len(centroids):
+        return np.arange(len(centroids))
+    return AgglomerativeClustering(n_clusters=n_groups, linkage="ward").fit_predict(centroids)
+
+
+def merge_topics(topics: np.ndarray, vectors: np.ndarray, max_topics: int) -> np.ndarray:
+    """Merge the most similar topics (Ward on their mean embeddings) until `max_topics` remain."""
+    ids, centroids = topic_centroids(vectors, topics)
+    if len(ids) <= max_topics:
+        return topics
+    groups = group_topics(centroids, max_topics)
+    lookup = dict(zip(ids.tolist(), groups.tolist(), strict=True))
+    return np.array([lookup.get(t, -1) for t in topics.tolist()], dtype=np.int32)
+
+
+def number_by_size(topics: np.ndarray) -> np.ndarray:
+    """Renumber topics 0, 1, ... from the largest; equal sizes keep their earlier order."""
+    sizes = pd.Series(topics[topics >= 0]).value_counts()
+    order = sorted(sizes.index, key=lambda t: (-sizes[t], t))
+    lookup = {int(t): new for new, t in enumerate(order)}
+    return np.array([lookup.get(int(t), -1) for t in topics], dtype=np.int32)
+
+
+def assign_topics(
+    texts: list[str], vectors: np.ndarray, config: ClusterConfig
+) -> tuple[np.ndarray, np.ndarray]:
+    """(topic per paper, whether HDBSCAN left it out): HDBSCAN's topics, with outliers close
+    to a topic reassigned, oversized topics split, and at most `max_topics` kept; numbered by
+    size, largest first, -1 for the papers left unassigned."""
+    n = len(vectors)
+    if n < MIN_PAPERS_TO_CLUSTER:
+        log.warning("only %d papers: too few to cluster, all placed in one topic", n)
+        return np.zeros(n, dtype=np.int32), np.zeros(n, dtype=bool)
+    raw = hdbscan_topics(texts, vectors, config)
+    if (raw == -1).all():
+        log.warning("HDBSCAN found no dense group among %d papers: all placed in one topic", n)
+        return np.zeros(n, dtype=np.int32), np.ones(n, dtype=bool)
+    topics = reassign_outliers(raw, vectors, config.outlier_threshold)
+    smallest = resolve_params(n, config).min_cluster_size
+    # small corpora keep their natural topics: only topics of over 10 x the smallest are split
+    max_size = max(config.max_topic_share * n, 10 * smallest)
+    topics = split_large_topics(topics, vectors, max_size, 2 * smallest, config.random_state)
+    if config.max_topics is not None:
+        topics = merge_topics(topics, vectors, config.max_topics)
+    return number_by_size(topics), raw == -1
 
 
 def cluster_documents(
     documents: pd.DataFrame, doc_ids: list[str], vectors: np.ndarray, config: ClusterConfig
 ) -> pd.DataFrame:
-    """Pure core: documents + their embeddings -> one row per paper (doc_id, topic, x, y)."""
+    """Pure core: documents + their embeddings -> one row per paper (doc_id, topic, x, y,
+    raw_outlier)."""
     if list(documents["doc_id"]) != list(doc_ids):
         raise PipelineError(
             "embeddings do not match documents (different papers or order): rerun the embed stage"
         )
-    topics = assign_topics(embedding_texts(documents), vectors, config)
+    topics, raw_outlier = assign_topics(embedding_texts(documents), vectors, config)
     coords = map_coordinates(vectors, config)
     clusters = pd.DataFrame(
-        {"doc_id": doc_ids, "topic": topics, "x": coords[:, 0], "y": coords[:, 1]}
+        {
+            "doc_id": doc_ids,
+            "topic": topics,
+            "x": coords[:, 0],
+            "y": coords[:, 1],
+            "raw_outlier": raw_outlier,
+        }
     )
-    n_outliers = int((topics == -1).sum())
+    n = max(len(topics), 1)
+    sizes = pd.Series(topics[topics >= 0]).value_counts()
     log.info(
-        "%d topics; %d of %d papers (%.1f%%) left unassigned",
-        len(set(topics.tolist()) - {-1}),
-        n_outliers,
-        len(topics),
-        100 * n_outliers / max(len(topics), 1),
+        "%d topics (largest %.1f%% of the papers); unassigned: %.1f%% by HDBSCAN, "
+        "%.1f%% after reassignment",
+        len(sizes),
+        100 * (sizes.max() if len(sizes) else 0) / n,
+        100 * raw_outlier.sum() / n,
+        100 * (topics == -1).sum() / n,
     )
     return clusters
 
@@ -154,5 +286,6 @@ def cluster_documents(
 def run(config: ClusterConfig, documents_path: Path, embeddings_path: Path, out_path: Path) -> None:
     documents = tables.read_table(documents_path, tables.DOCUMENTS)
     doc_ids, vectors = tables.read_embeddings(embeddings_path)
+    lineage = tables.stage_lineage(config, documents=documents_path, embeddings=embeddings_path)
     clusters = cluster_documents(documents, doc_ids, vectors, config)
-    tables.write_table(clusters, out_path, tables.CLUSTERS)
+    tables.write_table(clusters, out_path, tables.CLUSTERS, lineage)

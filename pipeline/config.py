@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from pipeline.errors import ConfigError
 
@@ -30,11 +30,22 @@ class IngestConfig(_Section):
     min_abstract_words: int = Field(
         5, ge=1, description="Records with fewer words are rejected into the ledger."
     )
+    columns: dict[str, Literal["abstract", "title", "venue", "year", "id", "url"]] = Field(
+        default_factory=dict,
+        description="Other column names in table inputs, e.g. {summary: abstract}.",
+    )
 
 
 class EmbedConfig(_Section):
     model: Literal["all-MiniLM-L6-v2"] = "all-MiniLM-L6-v2"
+    precision: Literal["auto", "fp32", "bf16"] = Field(
+        "auto",
+        description="auto: bf16 where the CPU has native bf16 (AVX-512 BF16/AMX), else fp32.",
+    )
     batch_size: int = Field(32, ge=1, le=1024)
+    cache_dir: str | None = Field(
+        ".cache/embeddings", description="Embeddings cache shared by runs; null disables it."
+    )
     progress_bar: bool = True
 
 
@@ -49,12 +60,74 @@ class ClusterConfig(_Section):
     )
     min_samples: Annotated[int, Field(ge=1)] | Auto = "auto"
     map_min_dist: float = Field(0.1, ge=0.0, le=1.0, description="UMAP min_dist of the 2-D map.")
+    outlier_threshold: float = Field(
+        0.5,
+        ge=0.0,
+        le=1.0,
+        description="HDBSCAN outliers join the most similar topic (cosine to its mean embedding) "
+        "when at least this similar; 1.0 keeps every outlier unassigned.",
+    )
+    max_topics: Annotated[int, Field(ge=2)] | None = Field(
+        None, description="Merge the most similar topics until at most this many remain."
+    )
+    max_topic_share: float = Field(
+        0.06,
+        gt=0.0,
+        le=1.0,
+        description="Topics larger than this share of the papers (and than 10 x "
+        "min_cluster_size) are split by k-means on the embeddings into parts about this size, "
+        "unless a part would hold under 2 x min_cluster_size papers; 1.0: never.",
+    )
+    n_epochs: Annotated[int, Field(ge=10)] | Auto = Field(
+        "auto", description="UMAP epochs before HDBSCAN (auto: 1500 up to 10,000 papers)."
+    )
 
 
 class LabelConfig(_Section):
-    n_terms: int = Field(10, ge=1, le=50, description="Top c-TF-IDF terms kept per topic.")
-    label_terms: int = Field(3, ge=1, le=6, description="Terms joined into the short label.")
-    max_ngram: int = Field(2, ge=1, le=3)
+    n_terms: int = Field(10, ge=1, le=50, description="Top terms kept per topic.")
+    label_words: int = Field(
+        4, ge=2, le=5, description="Longest label, in words (labels have 2 to this many)."
+    )
+    max_ngram: int = Field(3, ge=1, le=3, description="Longest phrase counted as a term.")
+    representation: Literal["keybert_mmr", "ctfidf"] = Field(
+        "keybert_mmr",
+        description="keybert_mmr: c-TF-IDF candidates reranked by BERTopic's KeyBERTInspired "
+        "and MaximalMarginalRelevance (loads the embedding model); ctfidf: c-TF-IDF alone.",
+    )
+    mmr_diversity: float = Field(0.3, ge=0.0, le=1.0, description="0: no diversity, 1: most.")
+    min_term_share: float = Field(
+        0.1, ge=0.0, le=1.0, description="A topic's terms are used by at least this share of it."
+    )
+    n_themes: Annotated[int, Field(ge=2, le=50)] | Auto = Field(
+        "auto", description="Themes above the topics (auto: about a quarter of them, 8 to 20)."
+    )
+    n_representative: int = Field(3, ge=0, le=10, description="Papers shown per topic.")
+
+
+class CompareConfig(_Section):
+    prior_scale: float = Field(
+        0.1,
+        gt=0.0,
+        le=10.0,
+        description="Strength of the log-odds Dirichlet prior, as a share of the corpus (its "
+        "topic shares are the prior's means).",
+    )
+    z_threshold: float = Field(1.96, gt=0.0, description="|z| at which a difference is marked.")
+
+
+class QualityConfig(_Section):
+    seeds: list[Annotated[int, Field(ge=0)]] = Field(
+        [42, 43, 44],
+        min_length=2,
+        description="random_state of each run compared by `make stability` and `make baseline`.",
+    )
+
+    @field_validator("seeds")
+    @classmethod
+    def _distinct(cls, seeds: list[int]) -> list[int]:
+        if len(set(seeds)) != len(seeds):
+            raise ValueError("seeds must be distinct")
+        return seeds
 
 
 class RenderConfig(_Section):
@@ -71,9 +144,24 @@ class Config(_Section):
     cluster: ClusterConfig = ClusterConfig()
     label: LabelConfig = LabelConfig()
     render: RenderConfig = RenderConfig()
+    compare: CompareConfig = CompareConfig()
+    quality: QualityConfig = QualityConfig()
 
 
-STAGES = ("ingest", "embed", "cluster", "label", "render")
+# The five stages, then the sections of the venue comparison and of `make baseline`/`stability`
+# (each has its own parameter stamp too).
+STAGES = ("ingest", "embed", "cluster", "label", "render", "compare", "quality")
+
+
+def _check_consistency(config: Config) -> str | None:
+    """A problem no single key shows (settings that contradict each other), or None."""
+    themes, max_topics = config.label.n_themes, config.cluster.max_topics
+    if themes != "auto" and max_topics is not None and themes >= max_topics:
+        return (
+            f"key 'label.n_themes': {themes} themes cannot group at most {max_topics} topics "
+            "(cluster.max_topics); ask for fewer themes"
+        )
+    return None
 
 
 def _describe(error: dict) -> str:
@@ -97,10 +185,14 @@ def parse_config(data: object, source: str = "config") -> Config:
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: expected a mapping of keys, got {type(data).__name__}")
     try:
-        return Config.model_validate(data)
+        config = Config.model_validate(data)
     except ValidationError as exc:
         problems = "; ".join(_describe(error) for error in exc.errors())
         raise ConfigError(f"{source}: {problems}") from None
+    problem = _check_consistency(config)
+    if problem:
+        raise ConfigError(f"{source}: {problem}")
+    return config
 
 
 def load_config(path: str | Path) -> Config:

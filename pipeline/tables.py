@@ -3,10 +3,18 @@
 Every table has a schema checked on write and on read (missing or unexpected columns, wrong
 embedding width), and every file is written to a temporary name and renamed into place, so a
 crashed stage never leaves a half-written file that looks complete.
+
+Every Parquet output also records its lineage in the file's metadata: a fingerprint of the
+config section and inputs it was built from, and the fingerprints of the tables it read. A stage
+calls `lineage(...)` on the tables it reads; it refuses tables from different builds (clusters
+made from another documents.parquet) and returns the lineage its own output records.
 """
 
 from __future__ import annotations
 
+import glob
+import hashlib
+import json
 import os
 import tempfile
 from dataclasses import dataclass
@@ -26,14 +34,19 @@ class Schema:
     fields: tuple[pa.Field, ...]
     extra_prefix: str | None = None  # extra int columns allowed with this prefix (per-venue counts)
     extra_type: pa.DataType = pa.int32()
+    optional: tuple[pa.Field, ...] = ()  # typed columns a table may lack (older builds, fakes)
 
     @property
     def columns(self) -> list[str]:
         return [f.name for f in self.fields]
 
     def arrow_schema(self, frame_columns: list[str]) -> pa.Schema:
-        extras = [c for c in frame_columns if c not in self.columns]
-        return pa.schema(list(self.fields) + [pa.field(c, self.extra_type) for c in extras])
+        optional = [f for f in self.optional if f.name in frame_columns]
+        known = self.columns + [f.name for f in optional]
+        extras = [c for c in frame_columns if c not in known]
+        return pa.schema(
+            list(self.fields) + optional + [pa.field(c, self.extra_type) for c in extras]
+        )
 
 
 def _f(name: str, type_: pa.DataType, nullable: bool = False) -> pa.Field:
@@ -57,6 +70,8 @@ REJECTED = Schema(
     "rejected",
     (
         _f("source", pa.string()),
+        _f("file", pa.string()),
+        _f("record", pa.string()),
         _f("reason", pa.string()),
         _f("text", pa.string(), nullable=True),
         _f("duplicate_of", pa.string(), nullable=True),
@@ -70,6 +85,7 @@ CLUSTERS = Schema(
         _f("x", pa.float32()),
         _f("y", pa.float32()),
     ),
+    optional=(_f("raw_outlier", pa.bool_()),),  # HDBSCAN left it out (before reassignment)
 )
 TOPICS = Schema(
     "topics",
@@ -80,6 +96,25 @@ TOPICS = Schema(
         _f("size", pa.int32()),
     ),
     extra_prefix="count_",
+    optional=(
+        _f("theme", pa.int32()),  # -1 for the unassigned papers
+        _f("theme_label", pa.string()),
+        _f("representative_docs", pa.list_(pa.string())),  # doc_ids, most central first
+    ),
+)
+# The venue comparison: one row per (topic or theme, venue). z is null with a single venue.
+VENUE_TOPICS = Schema(
+    "venue_topics",
+    (
+        _f("level", pa.string()),  # "topic" or "theme"
+        _f("id", pa.int32()),
+        _f("label", pa.string()),
+        _f("venue", pa.string()),
+        _f("count", pa.int32()),
+        _f("share", pa.float64()),  # of the venue's papers
+        _f("z", pa.float64(), nullable=True),  # weighted log-odds, informative Dirichlet prior
+        _f("flag", pa.string()),  # "over", "under" or "none"
+    ),
 )
 
 
@@ -89,6 +124,7 @@ def _check_columns(schema: Schema, columns: list[str], where: str) -> None:
         c
         for c in columns
         if c not in schema.columns
+        and c not in {f.name for f in schema.optional}
         and not (schema.extra_prefix and str(c).startswith(schema.extra_prefix))
     ]
     if missing or extra:
@@ -118,14 +154,22 @@ def _atomic_write(path: Path, write) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    # A run killed mid-write (SIGKILL) leaves its temporary file behind: sweep those up now.
+    for stale in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        stale.unlink(missing_ok=True)
+
+
+atomic_write = _atomic_write  # public name, for files other than the stage tables (the cache)
 
 
 def write_text(path: str | Path, text: str) -> None:
     _atomic_write(Path(path), lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
 
 
-def write_table(frame: pd.DataFrame, path: str | Path, schema: Schema) -> None:
-    """Validate `frame` against `schema` and write it atomically as Parquet."""
+def write_table(
+    frame: pd.DataFrame, path: str | Path, schema: Schema, lineage: Lineage | None = None
+) -> None:
+    """Validate `frame` against `schema` and write it atomically as Parquet (with `lineage`)."""
     path = Path(path)
     _check_columns(schema, list(frame.columns), str(path))
     arrow_schema = schema.arrow_schema(list(frame.columns))
@@ -139,14 +183,15 @@ def write_table(frame: pd.DataFrame, path: str | Path, schema: Schema) -> None:
                     f"{path}: {schema.name} column '{field.name}' has missing values"
                 ) from exc
         raise PipelineError(f"{path}: cannot write {schema.name} table ({exc})") from exc
+    table = _with_lineage(table, lineage)
     _atomic_write(path, lambda tmp: pq.write_table(table, tmp))
 
 
-def _open(path: Path, schema_name: str) -> pa.Table:
+def _open(path: Path, schema_name: str, reader=pq.read_table):
     if not path.exists():
         raise PipelineError(f"{path}: {schema_name} table not found (run the earlier stage first)")
     try:
-        return pq.read_table(path)
+        return reader(path)
     except (pa.ArrowException, OSError) as exc:
         raise PipelineError(f"{path}: not a readable Parquet file ({exc})") from None
 
@@ -165,7 +210,9 @@ def read_table(path: str | Path, schema: Schema) -> pd.DataFrame:
     return frame
 
 
-def write_embeddings(doc_ids: list[str], vectors: np.ndarray, path: str | Path) -> None:
+def write_embeddings(
+    doc_ids: list[str], vectors: np.ndarray, path: str | Path, lineage: Lineage | None = None
+) -> None:
     """Write `doc_id` plus a fixed-width float32 `embedding` column."""
     path = Path(path)
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
@@ -176,6 +223,7 @@ def write_embeddings(doc_ids: list[str], vectors: np.ndarray, path: str | Path) 
     width = vectors.shape[1]
     column = pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)), width)
     table = pa.table({"doc_id": pa.array(doc_ids, pa.string()), "embedding": column})
+    table = _with_lineage(table, lineage)
     _atomic_write(path, lambda tmp: pq.write_table(table, tmp))
 
 
@@ -196,3 +244,83 @@ def read_embeddings(path: str | Path, width: int | None = None) -> tuple[list[st
     flat = table.column("embedding").combine_chunks().flatten().to_numpy(zero_copy_only=False)
     vectors = flat.reshape(table.num_rows, type_.list_size)
     return table.column("doc_id").to_pylist(), vectors
+
+
+# ---------------------------------------------------------------- lineage
+
+LINEAGE_KEY = b"pipeline.lineage"
+
+
+@dataclass(frozen=True)
+class Lineage:
+    """What a table was built from: its own fingerprint, and its inputs' (name -> fingerprint)."""
+
+    fingerprint: str
+    inputs: dict[str, str]
+
+
+def file_digest(path: str | Path) -> str:
+    """sha256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def make_lineage(params: object, inputs: dict[str, str]) -> Lineage:
+    """Fingerprint = sha256 of a stage's parameters (a config section, or its stamp text) and
+    the fingerprints of everything it read."""
+    if hasattr(params, "model_dump_json"):
+        params = f"{type(params).__name__} {params.model_dump_json()}"
+    text = json.dumps({"params": params, "inputs": inputs}, sort_keys=True)
+    return Lineage(hashlib.sha256(text.encode("utf-8")).hexdigest(), dict(inputs))
+
+
+def read_lineage(path: str | Path, name: str = "input") -> Lineage | None:
+    """The lineage a Parquet file records, or None for one written without it."""
+    path = Path(path)
+    metadata = _open(path, name, pq.read_schema).metadata or {}
+    if LINEAGE_KEY not in metadata:
+        return None
+    try:
+        data = json.loads(metadata[LINEAGE_KEY])
+        return Lineage(str(data["fingerprint"]), dict(data["inputs"]))
+    except (ValueError, KeyError, TypeError):
+        raise PipelineError(
+            f"{path}: unreadable lineage in the file's metadata: rerun make"
+        ) from None
+
+
+def stage_lineage(params: object, **inputs: str | Path) -> Lineage:
+    """Check that the tables a stage reads (name=path) come from one build; return the lineage
+    its output records.
+
+    Each table records the fingerprints of the tables it was built from; each must equal the
+    fingerprint of the table of that name read now, else the stage stops. A table written
+    without lineage (by hand, or by an older version) is not checked and counts by its bytes.
+    """
+    paths = {name: Path(path) for name, path in inputs.items()}
+    recorded = {name: read_lineage(path, name) for name, path in paths.items()}
+    fingerprints = {
+        name: found.fingerprint if found else file_digest(paths[name])
+        for name, found in recorded.items()
+    }
+    for name, found in recorded.items():
+        for other, fingerprint in (found.inputs if found else {}).items():
+            if other in fingerprints and fingerprints[other] != fingerprint:
+                raise PipelineError(
+                    f"{paths[name]} was built from a different {paths[other]}: rerun make"
+                )
+    return make_lineage(params, fingerprints)
+
+
+def _with_lineage(table: pa.Table, lineage: Lineage | None) -> pa.Table:
+    if lineage is None:
+        return table
+    text = json.dumps(
+        {"fingerprint": lineage.fingerprint, "inputs": lineage.inputs}, sort_keys=True
+    )
+    return table.replace_schema_metadata(
+        {**(table.schema.metadata or {}), LINEAGE_KEY: text.encode("utf-8")}
+    )

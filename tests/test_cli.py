@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from conftest import run_cli, write_config
 
-from pipeline.config import STAGES, load_config, stamp_text
+from pipeline import tables
+from pipeline.config import STAGES, ClusterConfig, load_config, stamp_text
 
 OLD = 1_000_000_000  # an mtime (2001) no rewrite can produce
 
@@ -52,6 +54,7 @@ def test_debug_shows_the_traceback(tmp_path):
             "{path}:1: no venue header",
             id="no-venue-header",
         ),
+        pytest.param("ICML 2025 Papers\n", 1, "{path}: has a header", id="header-only"),
     ],
 )
 def test_ingest_input_errors_are_one_line(tmp_path, content, expected_rc, expected):
@@ -111,3 +114,35 @@ def test_stamps_rewrite_only_what_changed(tmp_path):
     rewritten = {s for s, p in stamps.items() if p.stat().st_mtime != OLD}
     assert rewritten == {"render"}
     assert '"title": "Second"' in stamps["render"].read_text(encoding="utf-8")
+
+
+def test_stage_refuses_tables_from_different_builds(tmp_path):
+    """label reads documents from one build and clusters from another: one line, exit 1."""
+    documents = pd.DataFrame(
+        {
+            "doc_id": ["p1"],
+            "venue": ["ICML"],
+            "year": pd.array([2025], dtype="Int32"),
+            "title": [None],
+            "abstract": ["An abstract long enough to count."],
+            "source": ["a.txt:3"],
+            "source_id": [None],
+            "url": [None],
+        }
+    )
+    old, new = tmp_path / "old.parquet", tmp_path / "documents.parquet"
+    tables.write_table(documents, old, tables.DOCUMENTS, tables.make_lineage("old", {}))
+    tables.write_table(documents, new, tables.DOCUMENTS, tables.make_lineage("new", {}))
+    clusters = tmp_path / "clusters.parquet"
+    frame = pd.DataFrame({"doc_id": ["p1"], "topic": [0], "x": [0.0], "y": [0.0]})
+    lineage = tables.stage_lineage(ClusterConfig(), documents=old)
+    tables.write_table(frame, clusters, tables.CLUSTERS, lineage)
+    config = write_config(tmp_path / "c.yaml", ["x.txt"], tmp_path)
+    result = run_cli(
+        "label", "--config", str(config), "--documents", str(new), "--clusters", str(clusters),
+        "--out", str(tmp_path / "topics.parquet"), cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 1
+    line = _single_error_line(result.stderr.replace("\r", ""))
+    assert line == f"error: {clusters} was built from a different {new}: rerun make"
+    assert not (tmp_path / "topics.parquet").exists()

@@ -12,7 +12,16 @@ import pytest
 from pydantic import ValidationError
 from sklearn.metrics import adjusted_rand_score
 
-from pipeline.cluster import cluster_documents, resolve_params
+from pipeline.cluster import (
+    cluster_documents,
+    group_topics,
+    merge_topics,
+    number_by_size,
+    reassign_outliers,
+    resolve_params,
+    split_large_topics,
+    umap_epochs,
+)
 from pipeline.config import ClusterConfig
 from pipeline.errors import PipelineError
 
@@ -70,8 +79,13 @@ def blob_runs():
 
 def test_auto_min_cluster_size_scales_with_corpus():
     config = ClusterConfig()
-    assert resolve_params(76, config).min_cluster_size == 6
-    assert resolve_params(3401, config).min_cluster_size == 26
+    assert resolve_params(76, config).min_cluster_size == 5
+    assert resolve_params(3401, config).min_cluster_size == 17
+    assert resolve_params(3401, config).min_samples == 8
+    assert resolve_params(76, config).n_neighbors == 15
+    assert resolve_params(3401, config).n_neighbors == 30
+    assert umap_epochs(3401, config) == 1500 and umap_epochs(50_000, config) is None
+    assert umap_epochs(3401, ClusterConfig(n_epochs=200)) == 200
     sizes = [resolve_params(n, config).min_cluster_size for n in range(2, 20001, 37)]
     assert sizes == sorted(sizes), "min_cluster_size must not shrink as the corpus grows"
     assert sizes[-1] > sizes[0]
@@ -108,7 +122,10 @@ def test_unusable_explicit_params_are_refused_or_repaired(setting):
 
 def test_blobs_are_recovered_as_topics(blob_runs):
     documents, truth, clusters, _ = blob_runs
-    assert list(clusters.columns) == ["doc_id", "topic", "x", "y"]
+    assert list(clusters.columns) == ["doc_id", "topic", "x", "y", "raw_outlier"]
+    assert clusters["raw_outlier"].dtype == bool
+    # a paper HDBSCAN left out is either reassigned or still unassigned; never the reverse
+    assert not (clusters["topic"].eq(-1) & ~clusters["raw_outlier"]).any()
     assert clusters["doc_id"].tolist() == documents["doc_id"].tolist()
     topics = clusters["topic"].to_numpy()
     assigned = topics != -1
@@ -160,3 +177,49 @@ def test_mismatched_doc_ids_are_refused(mangle):
     vectors = np.eye(len(ids), 384, dtype=np.float32)
     with pytest.raises(PipelineError, match="do not match"):
         cluster_documents(documents, ids, vectors, ClusterConfig())
+
+
+# --- reassignment, splitting, merging, numbering (pure functions on tiny inputs) ------------
+
+
+def _unit(rows) -> np.ndarray:
+    vectors = np.asarray(rows, dtype=np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def test_outliers_join_a_topic_only_when_similar_enough():
+    # topic 0 along x, topic 1 along y; outliers: near x (cos ~0.99), between x and y (~0.74
+    # to topic 0, ~0.71 to topic 1) and opposite x (cos -1 to topic 0, ~0 to topic 1)
+    vectors = _unit(
+        [[1, 0, 0], [1, 0.1, 0], [0, 1, 0], [0, 1, 0.1], [1, 0.1, 0.05], [1, 1, 0], [-1, 0, 0]]
+    )
+    topics = np.array([0, 0, 1, 1, -1, -1, -1])
+    assert reassign_outliers(topics, vectors, 0.9).tolist() == [0, 0, 1, 1, 0, -1, -1]
+    assert reassign_outliers(topics, vectors, 0.7).tolist() == [0, 0, 1, 1, 0, 0, -1]
+    assert reassign_outliers(topics, vectors, 0.0).tolist()[6] == 1  # threshold 0: cos ~0 joins
+    assert reassign_outliers(topics, vectors, 1.0).tolist() == topics.tolist()
+    assert (reassign_outliers(np.array([-1, -1]), vectors[:2], 0.0) == -1).all()  # no topic
+
+
+def test_large_topics_are_split_into_parts_of_about_the_cap():
+    rng = np.random.default_rng(0)
+    centres = _unit(rng.normal(size=(3, 16)))
+    vectors = _unit(np.repeat(centres, 20, axis=0) + rng.normal(scale=0.05, size=(60, 16)))
+    one_topic = np.zeros(60, dtype=np.int32)  # three real groups hidden in one topic
+    split = split_large_topics(one_topic, vectors, max_size=25, min_part=5, random_state=0)
+    assert sorted(np.bincount(split).tolist()) == [20, 20, 20]
+    for group in range(3):  # each part is one of the hidden groups
+        assert len(set(split[group * 20 : (group + 1) * 20].tolist())) == 1
+    # topics under the cap are left alone, and so is one whose parts would be too small
+    assert (split_large_topics(one_topic, vectors, 60, 5, 0) == 0).all()
+    assert (split_large_topics(one_topic, vectors, 25, 21, 0) == 0).all()
+
+
+def test_numbering_by_size_and_merging_similar_topics():
+    topics = np.array([7, 7, 3, 3, 3, -1, 9])
+    assert number_by_size(topics).tolist() == [1, 1, 0, 0, 0, -1, 2]
+    assert number_by_size(np.array([5, 2, -1])).tolist() == [1, 0, -1]  # ties: lower id first
+    vectors = _unit([[1, 0], [1, 0.1], [1, 0.2], [0, 1], [0.1, 1], [0.5, 0.5], [1, 0.05]])
+    merged = merge_topics(np.array([0, 0, 1, 2, 2, -1, 1]), vectors, 2)
+    assert merged[0] == merged[2] != merged[3] and merged[5] == -1  # 0 and 1 point alike
+    assert group_topics(_unit([[1, 0], [0, 1]]), 5).tolist() == [0, 1]  # fewer than asked

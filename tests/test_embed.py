@@ -9,8 +9,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from pipeline import embed as embed_module
 from pipeline.config import EmbedConfig
-from pipeline.embed import embed_texts, embedding_texts
+from pipeline.embed import (
+    EmbeddingCache,
+    cache_path,
+    embed_texts,
+    embed_with_cache,
+    embedding_texts,
+    load_encoder,
+    precision_context,
+    resolve_precision,
+    text_key,
+)
 from pipeline.errors import PipelineError
 
 
@@ -106,3 +117,102 @@ def test_embedding_texts_treats_nan_title_as_missing():
     documents = _documents(["A title", None], ["First abstract.", "Second abstract."])
     documents["title"] = pd.Series(["A title", np.nan])  # how pandas stores the missing title
     assert embedding_texts(documents) == ["A title. First abstract.", "Second abstract."]
+
+
+# --- cache and precision ------------------------------------------------------------------
+
+
+def _text_vectors(sentences) -> np.ndarray:
+    """A deterministic unit vector per text (a hash of it seeds the values)."""
+    rows = []
+    for text in sentences:
+        rng = np.random.default_rng(int(text_key(text)[:8], 16))
+        row = rng.normal(size=384)
+        rows.append(row / np.linalg.norm(row))
+    return np.array(rows, dtype=np.float32)
+
+
+def test_cache_embeds_only_new_texts_and_survives_a_new_process(tmp_path):
+    config = EmbedConfig(progress_bar=False)
+    encoder = FakeEncoder(_text_vectors)
+    first, n_new = embed_with_cache(["a b c", "d e f"], lambda: encoder, config, "fp32", tmp_path)
+    assert n_new == 2 and len(encoder.calls) == 1
+    # A later run (a new cache object read from disk) with one more text embeds just that one,
+    # and a run with nothing new never builds an encoder at all.
+    texts = ["d e f", "g h i", "a b c"]
+    again, n_new = embed_with_cache(texts, lambda: encoder, config, "fp32", tmp_path)
+    assert n_new == 1 and encoder.calls[-1][0] == ["g h i"]
+    np.testing.assert_array_equal(again[[2, 0]], first)
+    np.testing.assert_array_equal(again, _text_vectors(texts))
+
+    def no_encoder():
+        raise AssertionError("the model was loaded although every text is cached")
+
+    cached, n_new = embed_with_cache(texts, no_encoder, config, "fp32", tmp_path)
+    assert n_new == 0
+    np.testing.assert_array_equal(cached, again)
+
+
+def test_cache_is_keyed_by_precision_and_exact_text(tmp_path):
+    config = EmbedConfig(progress_bar=False)
+    encoder = FakeEncoder(_text_vectors)
+    embed_with_cache(["a b c"], lambda: encoder, config, "fp32", tmp_path)
+    _, n_new = embed_with_cache(["a b c"], lambda: encoder, config, "bf16", tmp_path)
+    assert n_new == 1  # another precision is another cache
+    _, n_new = embed_with_cache(["a b c "], lambda: encoder, config, "fp32", tmp_path)
+    assert n_new == 1  # one more space is another text
+    assert len(list(tmp_path.glob("*.parquet"))) == 2
+
+
+def test_unreadable_cache_is_ignored_not_fatal(tmp_path):
+    config = EmbedConfig(progress_bar=False)
+    cache_file = cache_path(tmp_path, config.model, "fp32")
+    cache_file.write_bytes(b"not parquet")
+    vectors, n_new = embed_with_cache(
+        ["a b c"], lambda: FakeEncoder(_text_vectors), config, "fp32", tmp_path
+    )
+    assert n_new == 1 and vectors.shape == (1, 384)
+    assert EmbeddingCache(cache_file, 384).vectors.keys() == {text_key("a b c")}
+
+
+def test_disabled_cache_writes_nothing(tmp_path):
+    config = EmbedConfig(progress_bar=False, cache_dir=None)
+    embed_with_cache(["a b c"], lambda: FakeEncoder(_text_vectors), config, "fp32", None)
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("setting", "flags", "expected"),
+    [
+        ("auto", True, "bf16"),
+        ("auto", False, "fp32"),
+        ("fp32", True, "fp32"),
+        ("bf16", False, "bf16"),
+    ],
+)
+def test_precision_auto_follows_the_cpu(monkeypatch, setting, flags, expected):
+    monkeypatch.setattr(embed_module, "cpu_has_native_bf16", lambda: flags)
+    assert resolve_precision(EmbedConfig(precision=setting)) == expected
+
+
+@pytest.mark.slow
+def test_bf16_vectors_stay_within_cosine_0999_of_fp32_on_real_abstracts():
+    """The real model on real abstracts: bf16 autocast must not move any vector noticeably.
+
+    Runs whatever this CPU supports (bf16 is emulated, and slow, without AVX-512 BF16), on a
+    sample small enough to stay quick either way.
+    """
+    from tests.conftest import ROOT
+
+    texts = [
+        block.replace("\n", " ")
+        for path in sorted((ROOT / "data/raw").glob("*.txt"))
+        for block in path.read_text(encoding="utf-8").split("\n\n")[1:3]
+    ]
+    config = EmbedConfig(progress_bar=False)
+    encoder = load_encoder(config)
+    fp32 = embed_texts(texts, encoder, config)
+    with precision_context("bf16"):
+        bf16 = embed_texts(texts, encoder, config)
+    cosine = (fp32 * bf16).sum(axis=1)
+    assert len(texts) == 8 and cosine.min() >= 0.999, cosine.min()

@@ -88,25 +88,32 @@ def test_rebuilding_clusters_gives_identical_topics(bundled_build: Path, tmp_pat
     pd.testing.assert_frame_equal(first, second)
 
 
-def test_render_setting_reruns_only_render(bundled_build: Path, tmp_path: Path):
-    """Change a render-only setting in a copy of the build: Make plans the render stage alone."""
+@pytest.mark.parametrize(
+    ("setting", "first_stage"),
+    [("render:\n  title: Another title", "render"), ("label:\n  n_terms: 7", "label")],
+)
+def test_a_setting_reruns_its_stage_and_those_after_only(
+    bundled_build: Path, tmp_path: Path, setting: str, first_stage: str
+):
+    """Change one section in a copy of the build: Make plans that stage and later ones alone."""
     out = tmp_path / "out"
     shutil.copytree(bundled_build, out)  # copy2 keeps the modification times Make compares
-    config = write_config(
-        tmp_path / "copy.yaml",
-        [str(ROOT / "data/raw/*.txt")],
-        out,
-        extra="render:\n  title: Another title",
-    )
+    config = write_config(tmp_path / "copy.yaml", [str(ROOT / "data/raw/*.txt")], out, setting)
     plan = run_make("-n", "all", f"CONFIG={config}")
     assert plan.returncode == 0, plan.stderr
-    commands = [
+    planned = [
         line.split("-m pipeline ")[1].split()[0]
         for line in plan.stdout.splitlines()
-        if "-m pipeline" in line
+        if "-m pipeline " in line
     ]
-    # makevars refreshes the stamps (it runs because the config file is new); then only render
-    assert [c for c in commands if c != "makevars"] == ["render"], plan.stdout
+    # makevars refreshes the stamps (it runs because the config file is new)
+    planned = [stage for stage in planned if stage != "makevars"]
+    order = ["ingest", "embed", "cluster", "label", "render"]
+    earlier = order[: order.index(first_stage)]
+    assert planned and planned[0] == first_stage, plan.stdout
+    assert not set(planned) & set(earlier), plan.stdout
+    if first_stage == "render":
+        assert planned == ["render"], plan.stdout
 
 
 @pytest.mark.skipif(not CORPORA.exists(), reason="../shared/corpora is not present")

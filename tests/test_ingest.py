@@ -40,13 +40,16 @@ def test_parse_seed_text_header_blocks_and_line_numbers(newline):
     ]
     records = parse_seed_text(newline.join(lines), "data/f.txt")
     assert [r.source for r in records] == ["data/f.txt:3", "data/f.txt:6", "data/f.txt:9"]
+    # records keep the block's lines as read; build_documents repairs and unwraps them
     assert [r.abstract for r in records] == [
         A1,
-        "First line of a wrapped abstract that continues here.",
+        "First line of a wrapped\nabstract that continues here.",
         A3,
     ]
     assert {(r.venue, r.year) for r in records} == {("ICML", 2025)}
     assert all("\r" not in r.abstract for r in records)
+    docs, _ = build_documents(records, CFG)
+    assert docs["abstract"][1] == "First line of a wrapped abstract that continues here."
 
 
 @pytest.mark.parametrize(
@@ -114,6 +117,76 @@ def test_split_venue(value, expected):
 )
 def test_normalise_space(text, expected):
     assert ingest.normalise_space(text) == expected
+
+
+# ---------------------------------------------------------------- pure core: text repair
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # words hyphenated at a line break (PDF extraction)
+        ("condi-\ntional", "conditional"),
+        ("condi- \r\n  tional", "conditional"),
+        ("re-\nsults and con-\nvex sets", "results and convex sets"),
+        ("the token-\nization step", "the tokenization step"),  # a bare suffix
+        ("a data-\nset, as any dataset", "a dataset, as any dataset"),  # joined form elsewhere
+        # ... but not real compounds
+        ("self-\nsupervised", "self-supervised"),
+        ("Self-\nsupervised", "Self-supervised"),
+        ("non-\nconvex and multi-\nagent", "non-convex and multi-agent"),
+        ("state-of-the-\nart", "state-of-the-art"),
+        ("GPU-\nfriendly and 3D-\naware", "GPU-friendly and 3D-aware"),
+        ("pre-\nTraining", "pre-Training"),  # capital after the break
+        ("co-\nattention, as co-attention", "co-attention, as co-attention"),  # hyphen elsewhere
+        ("a dash -\nthen more", "a dash - then more"),
+        ("x-\n2", "x-2"),
+        # hard line breaks, Windows line endings, tabs, PDF debris
+        ("one\ntwo\r\nthree\rfour\tfive", "one two three four five"),
+        ("e\u00ad\nvery soft\u00adhyphen", "every softhyphen"),
+        ("\ufb01ne \ufb02ow e\ufb00ect", "fine flow effect"),
+        ("bell\x07 and nul\x00 and \ud800 surrogate", "bell and nul and surrogate"),
+        # LaTeX: formatting dropped, notes and citations removed, maths kept
+        (r"\textit{x} and \textbf{\emph{bold}} text", "x and bold text"),
+        (r"as shown \cite{a, b}.\footnote{See the {appendix}.} Next", "as shown. Next"),
+        (r"{\em old} style, 50\% \& more", "old style, 50% & more"),
+        (r"keep $\mathcal{O}(\sqrt{n})$ and $\textbf{x}$ maths", None),
+        # markup stays text
+        ("<script>alert(1)</script> &amp; <b>b</b>", None),
+    ],
+)
+def test_repair_text(text, expected):
+    assert ingest.repair_text(text) == (text if expected is None else expected)
+
+
+@pytest.mark.parametrize(
+    ("broken", "corpus", "expected"),
+    [
+        ("finite-\nsample", "a finite set of one sample", "finite-sample"),  # two known words
+        ("finite-\nsample", "", "finitesample"),  # no evidence: joined
+        ("proper-\nties", "proper ties and properties", "properties"),  # joined form wins
+        ("pre-\ntrained", "a pre-trained model", "pre-trained"),  # hyphenated form known
+        ("condi-\ntional", "condi-\ntional again", "conditional"),  # fragments are not words
+        ("in-\nformation", "in formation", "information"),  # short parts do not count
+    ],
+)
+def test_hyphen_breaks_use_the_corpus_vocabulary(broken, corpus, expected):
+    vocabulary = ingest.vocabulary_of([corpus, broken])
+    assert ingest.repair_text(broken, vocabulary) == expected
+
+
+def test_repaired_abstract_is_stored_and_deduplicated():
+    broken = "We propose condi-\ntional flows\nfor  \\emph{sparse} graphs of any size."
+    clean = "We propose conditional flows for sparse graphs of any size."
+    docs, rejected = build_documents([_rec(broken, "a:1"), _rec(clean.upper(), "b:row 1")], CFG)
+    assert list(docs["abstract"]) == [clean]
+    assert rejected["reason"].item() == "duplicate abstract (kept a:1)"
+    assert rejected["text"].item() == clean.upper()  # the ledger keeps the raw text
+
+
+def test_title_is_repaired_too():
+    docs, _ = build_documents([_rec(A1, title="A \\textsc{Title}\nover two lines")], CFG)
+    assert docs["title"].item() == "A Title over two lines"
 
 
 # ---------------------------------------------------------------- pure core: build_documents
@@ -291,7 +364,8 @@ def test_missing_abstract_column(tmp_path, name, writer):
         pytest.param("x.parquet", os.urandom(256), "cannot read as parquet", id="corrupt-pq"),
         pytest.param("x.json", b'[{"abstract": ', "cannot read as json", id="truncated-json"),
         pytest.param("x.json", b'"a string"', "expected a JSON list", id="json-not-list"),
-        pytest.param("x.csv", b"", "cannot read as csv", id="empty-csv"),
+        pytest.param("x.csv", b"", "file is empty", id="empty-csv"),
+        pytest.param("x.csv", b'abstract\n"a,b\n', "cannot read as csv", id="broken-csv"),
     ],
 )
 def test_unreadable_files_raise_input_error_naming_file(tmp_path, name, content, expected):
@@ -302,6 +376,54 @@ def test_unreadable_files_raise_input_error_naming_file(tmp_path, name, content,
     assert str(info.value).startswith(f"{path}: ")
     assert expected in str(info.value)
     assert info.value.__cause__ is None  # no raw pyarrow/pandas exception chained on
+
+
+@pytest.mark.parametrize("name", ["x.csv", "x.json", "x.parquet"])
+def test_column_mapping_names_other_columns(tmp_path, name):
+    path = tmp_path / name
+    frame = pd.DataFrame({"Summary": [A1, A2], "Paper Title": ["T1", "T2"], "abstract_id": [1, 2]})
+    {"x.csv": lambda: frame.to_csv(path, index=False),
+     "x.json": lambda: path.write_text(frame.to_json(orient="records"), encoding="utf-8"),
+     "x.parquet": lambda: frame.to_parquet(path)}[name]()  # fmt: skip
+    config = IngestConfig(columns={"summary": "abstract", "paper title": "title"})
+    records, _ = read_file(path, config)
+    assert [(r.abstract, r.title) for r in records] == [(A1, "T1"), (A2, "T2")]
+    with pytest.raises(InputError, match="name another in ingest.columns"):
+        read_file(path, CFG)
+
+
+def test_two_columns_for_one_field_is_an_error(tmp_path):
+    path = tmp_path / "x.csv"
+    path.write_text(f"abstract,summary\n{A1},{A2}\n", encoding="utf-8")
+    with pytest.raises(InputError, match="columns 'abstract' and 'summary' both give the abstract"):
+        read_file(path, IngestConfig(columns={"summary": "abstract"}))
+
+
+def test_stray_non_text_abstract_is_ledgered_but_a_column_of_numbers_is_fatal(tmp_path):
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps([{"abstract": A1}, {"abstract": 7}, {"abstract": [1]}]), "utf-8")
+    docs, rejected = build_documents(read_file(path, CFG)[0], CFG)
+    assert list(docs["abstract"]) == [A1]
+    assert list(rejected["reason"]) == ["abstract is not text (int)", "abstract is not text (list)"]
+    assert list(rejected["record"]) == ["record 2", "record 3"]
+    path.write_text(json.dumps([{"abstract": 7}, {"abstract": 8.5}]), "utf-8")
+    with pytest.raises(InputError, match=r"column 'abstract' holds no text, only values like 7"):
+        read_file(path, CFG)
+
+
+def test_ledger_rows_name_file_and_record():
+    assert ingest.ledger_row("d/a.txt:12", "d/a.txt", "why", "raw\ntext") == {
+        "source": "d/a.txt:12",
+        "file": "d/a.txt",
+        "record": "line 12",
+        "reason": "why",
+        "text": "raw\ntext",
+        "duplicate_of": None,
+    }
+    row = ingest.ledger_row("b.jsonl:line 3", "b.jsonl", "bad", {"x": 1}, "p1")
+    assert (row["record"], row["text"], row["duplicate_of"]) == ("line 3", "{'x': 1}", "p1")
+    long = ingest.ledger_row("c.csv:row 1", "c.csv", "r", "w" * 1000 + "\ud800")
+    assert long["text"] == "w" * ingest.LEDGER_TEXT_CHARS
 
 
 def test_jsonl_broken_line_is_ledgered_and_the_rest_kept(tmp_path):
@@ -355,6 +477,8 @@ def test_integer_ids_with_gaps_keep_their_form(tmp_path):
             f"ICML 2025 Papers\n\n{A1} it\u2019s\n".encode("cp1252"), "it\u2019s", id="cp1252"
         ),
         pytest.param(b"\xef\xbb\xbfICML 2025 Papers\n\n" + A1.encode(), A1, id="utf8-bom"),
+        pytest.param(f"ICML 2025 Papers\n\n{A1}".encode("utf-16"), A1, id="utf16-bom"),
+        pytest.param(b"ICML 2025 Papers\n\n" + A1.encode() + b" \x81\x8d", "\x81\x8d", id="junk"),
     ],
 )
 def test_text_file_encodings(tmp_path, data, abstract):
@@ -442,6 +566,13 @@ def test_run_writes_documents_and_ledger(tmp_path):
         "invalid JSON",
     ]
     assert not [p for p in (tmp_path / "out").iterdir() if p.name.endswith(".tmp")]
+    # both tables record what they were built from: the ingest config and the files' bytes
+    lineage = tables.read_lineage(out_docs)
+    assert lineage == tables.read_lineage(out_rej)
+    assert lineage.inputs == {p: tables.file_digest(p) for p in config.inputs}
+    changed = _config(tmp_path, config.inputs, min_abstract_words=2)
+    ingest.run(changed, out_docs, out_rej)
+    assert tables.read_lineage(out_docs).fingerprint != lineage.fingerprint
 
 
 def test_run_with_nothing_usable_raises_and_writes_nothing(tmp_path):

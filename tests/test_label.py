@@ -1,6 +1,8 @@
-"""Label stage: c-TF-IDF terms per topic, short labels, per-venue counts."""
+"""Label stage: terms per topic, labels, themes, representative papers, per-venue counts."""
 
 from __future__ import annotations
+
+import logging
 
 import numpy as np
 import pandas as pd
@@ -8,7 +10,18 @@ import pytest
 
 from pipeline.config import LabelConfig
 from pipeline.errors import PipelineError
-from pipeline.label import UNASSIGNED_LABEL, label_topics, short_label, stop_words
+from pipeline.label import (
+    UNASSIGNED_LABEL,
+    assign_themes,
+    distinct_terms,
+    label_faults,
+    label_topics,
+    make_label,
+    phrase_terms,
+    stop_words,
+    theme_count,
+    unique_labels,
+)
 
 TRANSPORT = [
     "Optimal transport with the Wasserstein distance: we propose a Sinkhorn method for optimal "
@@ -53,6 +66,21 @@ def _clusters(doc_ids, topics) -> pd.DataFrame:
     )
 
 
+def _vectors(n: int, topics=None, seed: int = 0) -> np.ndarray:
+    """Unit vectors; papers of one topic (when given) lie near a common direction."""
+    rng = np.random.default_rng(seed)
+    vectors = rng.normal(scale=0.3, size=(n, 16))
+    if topics is not None:
+        centres = rng.normal(size=(max(topics) + 2, 16))
+        vectors += centres[np.asarray(topics)]
+    return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+
+
+def _label(documents, clusters, config=None, vectors=None, encoder=None) -> pd.DataFrame:
+    vectors = _vectors(len(documents)) if vectors is None else vectors
+    return label_topics(documents, clusters, config or LabelConfig(), vectors, encoder)
+
+
 @pytest.fixture(scope="module")
 def labelled():
     venues = ["ICML", "ICLR", "ICML", "ICML", "ICLR", "ICLR", "ICML"]
@@ -60,7 +88,7 @@ def labelled():
     documents = _documents(TRANSPORT + GRAPHS + OUTLIER, venues, titles)
     # clusters in a different row order than documents: the merge must not depend on it
     clusters = _clusters(documents["doc_id"].tolist()[::-1], [0, 0, 0, 1, 1, 1, -1][::-1])
-    return documents, clusters, label_topics(documents, clusters, LabelConfig())
+    return documents, clusters, _label(documents, clusters)
 
 
 def _row(topics: pd.DataFrame, topic: int) -> dict:
@@ -77,24 +105,33 @@ def test_one_row_per_topic_with_unassigned_label(labelled):
     assert all(label and label != UNASSIGNED_LABEL for label in topics["label"][1:])
 
 
-def test_terms_are_best_first_and_phrase_wins_the_label(labelled):
+def test_terms_are_common_phrases_and_the_phrase_wins_the_label(labelled):
     _, _, topics = labelled
     transport, graphs = _row(topics, 0), _row(topics, 1)
     assert {"optimal transport", "wasserstein", "sinkhorn"} <= set(transport["terms"])
-    assert {"graph", "message passing", "graph neural"} <= set(graphs["terms"])
-    # best first: words every paper of the topic uses outrank words seen once or twice
-    assert transport["terms"][0] in {"optimal", "optimal transport", "transport", "wasserstein"}
-    assert transport["terms"].index("wasserstein") < transport["terms"].index("approximate")
-    assert graphs["terms"][0] in {"graph", "graph neural", "message passing"}
-    assert graphs["terms"].index("graph") < graphs["terms"].index("expressive")
-    # no term is shared between the two topics' labels
-    label_words = [set(label.replace(",", " ").split()) for label in topics["label"][1:]]
-    assert not label_words[0] & label_words[1]
-    assert "optimal transport" in transport["label"].split(", ")
-    assert "optimal" not in transport["label"].split(", ")
-    assert "transport" not in transport["label"].split(", ")
-    assert len(transport["label"].split(", ")) <= LabelConfig().label_terms
+    assert {"graph neural networks", "message passing"} <= set(graphs["terms"])
+    # words every paper of the topic uses come first; one paper's phrases are not terms
+    assert transport["terms"][:2] == ["optimal transport", "wasserstein"]
+    assert "approximate optimal transport" not in transport["terms"]
+    # a phrase absorbs its words and its shorter phrases
+    assert not {"optimal", "transport", "graph", "graph neural", "neural networks"} & set(
+        transport["terms"] + graphs["terms"]
+    )
+    assert transport["label"] == "optimal transport, wasserstein"
+    assert graphs["label"] == "graph neural networks"
+    for label in topics["label"][1:]:
+        assert 2 <= len(label.replace(",", " ").split()) <= LabelConfig().label_words
     assert len(transport["terms"]) <= LabelConfig().n_terms
+
+
+def test_themes_and_representative_papers(labelled):
+    documents, _, topics = labelled
+    # two topics: too few to group, so each is its own theme (one level)
+    assert _row(topics, 0)["theme"] != _row(topics, 1)["theme"]
+    assert _row(topics, 0)["theme_label"] == _row(topics, 0)["label"]
+    assert (_row(topics, -1)["theme"], _row(topics, -1)["theme_label"]) == (-1, UNASSIGNED_LABEL)
+    assert sorted(_row(topics, 0)["representative_docs"]) == ["p0", "p1", "p2"]
+    assert list(_row(topics, -1)["representative_docs"]) == []
 
 
 def test_venue_counts_sum_to_size(labelled):
@@ -112,7 +149,8 @@ def test_venue_counts_sum_to_size(labelled):
 
 def test_terms_hold_no_stop_words_filler_latex_or_urls(labelled):
     documents, clusters, _ = labelled
-    topics = label_topics(documents, clusters, LabelConfig(n_terms=50))  # every term, not top 10
+    config = LabelConfig(n_terms=50, min_term_share=0.0)  # every term, not the top 10
+    topics = _label(documents, clusters, config)
     banned = set(stop_words())
     assert {"the", "propose", "method", "we", "code"} <= banned
     words = {w for terms in topics["terms"] for term in terms for w in term.split()}
@@ -120,12 +158,13 @@ def test_terms_hold_no_stop_words_filler_latex_or_urls(labelled):
     assert not words & banned
     for leaked in ("alpha", "textit", "https", "github", "someone", "otcode", "graphsite", "www"):
         assert leaked not in words, f"{leaked!r} leaked into the terms"
+    assert not any(label_faults(label) for label in topics["label"])
 
 
 def test_identical_vocabularies_still_get_unique_labels():
     abstracts = ["kernel ridge regression spline smoothing"] * 4
     documents = _documents(abstracts, ["ICML"] * 4)
-    topics = label_topics(documents, _clusters(documents["doc_id"], [0, 0, 1, 1]), LabelConfig())
+    topics = _label(documents, _clusters(documents["doc_id"], [0, 0, 1, 1]))
     assert topics["topic"].tolist() == [0, 1]
     assert topics["label"].is_unique
     assert topics["label"].str.len().min() > 0
@@ -135,7 +174,7 @@ def test_clusters_naming_unknown_papers_are_refused():
     documents = _documents(GRAPHS, ["ICML"] * 3)
     clusters = _clusters(["p0", "p1", "stranger"], [0, 0, 0])
     with pytest.raises(PipelineError, match="do not match"):
-        label_topics(documents, clusters, LabelConfig())
+        _label(documents, clusters)
 
 
 def test_hyphenated_filler_is_not_a_term():
@@ -146,34 +185,199 @@ def test_hyphenated_filler_is_not_a_term():
         "Graph message passing for node labels",
     ]
     documents = _documents(abstracts, ["ICML"] * 4)
-    topics = label_topics(documents, _clusters(documents["doc_id"], [0, 0, 1, 1]), LabelConfig())
+    topics = _label(documents, _clusters(documents["doc_id"], [0, 0, 1, 1]))
     terms = [term for row in topics["terms"] for term in row]
     assert "state-of-the-art" not in terms
 
 
-# --- short_label ---------------------------------------------------------------------------
+# --- terms and labels ----------------------------------------------------------------------
 
 
-def test_short_label_phrase_absorbs_its_words():
-    # phrase first: its single words are skipped
-    assert (
-        short_label(["optimal transport", "optimal", "transport", "wasserstein", "sinkhorn"], 3)
-        == "optimal transport, wasserstein, sinkhorn"
+def test_phrases_never_cross_punctuation_stop_or_filler_words():
+    banned = set(stop_words())
+    text = "We propose optimal transport of measures; deep reinforcement learning, with $x$ agents."
+    terms = phrase_terms(text, 3, banned)
+    assert {"optimal transport", "reinforcement learning", "deep reinforcement learning"} <= set(
+        terms
     )
-    # words first: the phrase replaces both, freeing a slot for the next term
-    assert (
-        short_label(["optimal", "transport", "optimal transport", "wasserstein"], 2)
-        == "optimal transport, wasserstein"
-    )
-    # a phrase that only partly overlaps a picked term does not replace it
-    assert short_label(["optimal transport", "transport plan", "sinkhorn"], 3) == (
-        "optimal transport, sinkhorn"
-    )
+    assert "transport measures" not in terms  # "of" breaks the phrase
+    assert "measures deep" not in terms  # so does the semicolon
+    # generic words count only inside a phrase with a specific word
+    assert not {"learning", "deep", "deep learning", "propose", "x"} & set(terms)
+    assert phrase_terms("Learning models from data.", 3, banned) == []
 
 
-@pytest.mark.parametrize("n_terms", [1, 2, 3, 5])
-def test_short_label_respects_n_terms(n_terms):
-    terms = ["graph", "message passing", "oversmoothing", "expressive", "node", "edges"]
-    label = short_label(terms, n_terms)
-    assert label.split(", ") == terms[:n_terms]
-    assert short_label([], n_terms) == ""
+def test_distinct_terms_drop_words_and_plurals_a_better_term_says():
+    assert distinct_terms(["optimal transport", "optimal", "transport", "sinkhorn"]) == [
+        "optimal transport",
+        "sinkhorn",
+    ]
+    # words first: the phrase takes the first word's place and absorbs the others
+    assert distinct_terms(["optimal", "sinkhorn", "transport", "optimal transport"]) == [
+        "optimal transport",
+        "sinkhorn",
+    ]
+    assert distinct_terms(["diffusion models", "diffusion model", "bandits", "bandit"]) == [
+        "diffusion models",
+        "bandits",
+    ]
+    assert distinct_terms(["optimal transport", "transport plan"]) == [
+        "optimal transport",
+        "transport plan",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("terms", "label"),
+    [
+        (["graph neural networks", "message passing"], "graph neural networks"),
+        (["optimal transport", "sinkhorn", "barycenters"], "optimal transport, sinkhorn"),
+        (["wasserstein", "optimal transport"], "wasserstein, optimal transport"),
+        (["robotic", "robot arms", "manipulation"], "robotic, manipulation"),  # one root once
+        (["a b c d e", "x y"], "x y"),  # too long for 4 words: skipped
+        (["sinkhorn"], ""),  # a single word is not a label
+        ([], ""),
+    ],
+)
+def test_make_label_takes_two_to_four_words(terms, label):
+    assert make_label(terms, 4) == label
+
+
+def test_unique_labels_fall_back_to_later_terms_then_to_a_name():
+    terms = {
+        0: ["optimal transport", "sinkhorn", "barycenters"],
+        1: ["optimal transport", "entropic regularization", "barycenters"],
+        2: ["sinkhorn"],  # only a term an earlier label holds
+        3: ["sinkhorn optimal transport"],  # the same words as topic 0's label
+    }
+    labels = unique_labels(terms, 4, "Topic")
+    assert labels[0] == "optimal transport, sinkhorn"
+    assert labels[1] == "entropic regularization, barycenters"  # no term said twice
+    assert labels[2] == "Topic 2" and labels[3] == "Topic 3"
+
+
+@pytest.mark.parametrize(
+    ("label", "faults"),
+    [
+        ("optimal transport, sinkhorn", []),
+        ("reinforcement learning", []),
+        ("novel methods for graphs", ["for", "methods", "novel"]),
+        ("the results", ["results", "the"]),
+    ],
+)
+def test_label_faults_are_stop_and_filler_words(label, faults):
+    assert label_faults(label) == faults
+
+
+# --- themes --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("n_topics", "setting", "themes"),
+    [
+        (41, "auto", 10),
+        (80, "auto", 20),
+        (200, "auto", 20),
+        (20, "auto", 8),
+        (16, "auto", 8),
+        (10, "auto", 5),  # too few topics for 8 themes: half of them
+        (5, "auto", 2),
+        (3, "auto", 3),  # one level: each topic its own theme
+        (1, "auto", 1),
+        (41, 12, 12),
+        (10, 12, 5),
+    ],
+)
+def test_theme_count_degrades_with_few_topics(n_topics, setting, themes):
+    assert theme_count(n_topics, setting) == themes
+
+
+def test_every_topic_is_in_one_theme_numbered_by_size(caplog):
+    topics_of = np.repeat(np.arange(12), np.arange(12, 0, -1))  # topic 0 largest
+    vectors = _vectors(len(topics_of), topics_of // 2)  # topics 2k and 2k+1 lie close
+    with caplog.at_level(logging.INFO, logger="pipeline.label"):
+        themes = assign_themes(vectors, topics_of, LabelConfig())
+    assert sorted(themes) == list(range(12))
+    assert sorted(set(themes.values())) == list(range(6))
+    assert "note: only 12 topics: 6 themes" in caplog.text
+    for k in range(0, 12, 2):
+        assert themes[k] == themes[k + 1]
+    sizes = {}
+    for topic, theme in themes.items():
+        sizes[theme] = sizes.get(theme, 0) + 12 - topic
+    assert [sizes[t] for t in range(6)] == sorted(sizes.values(), reverse=True)
+
+
+def test_many_topics_get_labelled_themes():
+    words = [
+        "sinkhorn barycenters",
+        "graph convolutions",
+        "policy gradients",
+        "protein folding",
+        "speech recognition",
+        "image segmentation",
+        "bandit regret",
+        "differential privacy",
+    ]
+    abstracts, topics_of = [], []
+    for topic in range(16):
+        for k in range(3):
+            abstracts.append(f"{words[topic // 2]} with variant{topic}. Case {k}.")
+            topics_of.append(topic)
+    documents = _documents(abstracts, ["ICML", "ICLR"] * 24)
+    vectors = _vectors(len(abstracts), np.array(topics_of) // 2)  # topics 2k, 2k+1 lie close
+    topics = _label(documents, _clusters(documents["doc_id"], topics_of), vectors=vectors)
+    assert topics["theme"].nunique() == 8
+    assert topics.groupby("theme")["theme_label"].nunique().eq(1).all()
+    assert topics.drop_duplicates("theme")["theme_label"].is_unique
+    for row in topics.itertuples():  # a theme is named by what its two topics share
+        assert words[row.topic // 2] in row.theme_label, row
+
+
+# --- the KeyBERTInspired + MMR path, with a stand-in embedding model -----------------------
+
+
+@pytest.fixture(scope="module")
+def hashing_encoder():
+    """A BERTopic embedder that embeds a text by hashing its character trigrams."""
+    from bertopic.backend import BaseEmbedder
+
+    class Hashing(BaseEmbedder):
+        def embed(self, documents, verbose=False):
+            out = np.zeros((len(documents), 64), dtype=np.float32)
+            for row, text in enumerate(documents):
+                for i in range(len(text) - 2):
+                    out[row, sum(map(ord, text[i : i + 3])) % 64] += 1
+            return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
+
+    return Hashing()
+
+
+def test_keybert_and_mmr_rerank_the_common_terms(labelled, hashing_encoder):
+    documents, clusters, plain = labelled
+    vectors = hashing_encoder.embed(documents["abstract"].tolist())
+    topics = _label(documents, clusters, vectors=vectors, encoder=hashing_encoder)
+    for topic in (0, 1):
+        reranked, original = _row(topics, topic)["terms"], _row(plain, topic)["terms"]
+        assert reranked and set(reranked) <= set(original)  # reordered, never invented
+    assert topics["label"].is_unique
+    assert not any(label_faults(label) for label in topics["label"])
+
+
+def test_without_embeddings_one_level_and_no_representative_papers(labelled):
+    documents, clusters, with_vectors = labelled
+    topics = label_topics(documents, clusters, LabelConfig())
+    assert topics["label"].tolist() == with_vectors["label"].tolist()
+    assert topics["theme"].tolist() == [-1, 0, 1]
+    assert topics["representative_docs"].map(len).eq(0).all()
+
+
+def test_ten_papers_still_complete():
+    """Ten papers, four venues' worth of spread: one level, labels, no crash."""
+    abstracts = (TRANSPORT + GRAPHS + OUTLIER + TRANSPORT)[:10]
+    documents = _documents(abstracts, ["ICML", "ICLR"] * 5)
+    topics = _label(documents, _clusters(documents["doc_id"], [0] * 10))
+    assert topics["topic"].tolist() == [0]
+    assert topics["theme"].tolist() == [0]
+    assert topics["label"].iloc[0] and not label_faults(topics["label"].iloc[0])
+    assert len(topics["representative_docs"].iloc[0]) == LabelConfig().n_representative

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from pipeline import tables
+from pipeline.config import ClusterConfig, LabelConfig
 from pipeline.errors import PipelineError
 
 
@@ -194,3 +197,90 @@ def test_topics_allow_per_venue_counts_only(tmp_path):
     with pytest.raises(PipelineError, match=r"unexpected column\(s\) \['share_ICML'\]"):
         tables.write_table(_topics(share_ICML=[0.1, 0.2]), path, tables.TOPICS)
     assert tables.read_table(path, tables.TOPICS)["count_ICML"].tolist() == [1, 2]
+
+
+def test_stale_temporary_files_of_a_killed_write_are_swept(tmp_path):
+    path = tmp_path / "documents.parquet"
+    (tmp_path / ".documents.parquet.abc123.tmp").write_bytes(b"PAR1 torn")  # a SIGKILLed write
+    (tmp_path / ".topics.parquet.xyz.tmp").write_bytes(b"another target's")
+    tables.write_table(_documents(), path, tables.DOCUMENTS)
+    assert _leftovers(tmp_path) == [".topics.parquet.xyz.tmp"]
+
+
+# ---------------------------------------------------------------- lineage
+
+
+def test_lineage_round_trips_in_parquet_metadata(tmp_path):
+    lineage = tables.make_lineage("params", {"a.txt": "1" * 64})
+    tables.write_table(_documents(), tmp_path / "d.parquet", tables.DOCUMENTS, lineage)
+    tables.write_embeddings(["p1"], np.ones((1, 2)), tmp_path / "e.parquet", lineage)
+    assert tables.read_lineage(tmp_path / "d.parquet") == lineage
+    assert tables.read_lineage(tmp_path / "e.parquet") == lineage
+    assert tables.read_table(tmp_path / "d.parquet", tables.DOCUMENTS)["doc_id"].tolist() == [
+        "p1",
+        "p2",
+    ]
+    tables.write_table(_documents(), tmp_path / "plain.parquet", tables.DOCUMENTS)
+    assert tables.read_lineage(tmp_path / "plain.parquet") is None
+
+
+def test_fingerprint_depends_on_params_and_inputs():
+    base = tables.make_lineage(LabelConfig(), {"documents": "a"})
+    assert base == tables.make_lineage(LabelConfig(), {"documents": "a"})
+    other_params = tables.make_lineage(LabelConfig(n_terms=5), {"documents": "a"})
+    assert base.fingerprint != other_params.fingerprint
+    assert base.fingerprint != tables.make_lineage(LabelConfig(), {}).fingerprint
+    assert base.fingerprint != tables.make_lineage(LabelConfig(), {"documents": "b"}).fingerprint
+    assert base.inputs == {"documents": "a"}
+
+
+def test_stage_lineage_refuses_tables_from_different_builds(tmp_path):
+    docs_a, docs_b = tmp_path / "a" / "documents.parquet", tmp_path / "b" / "documents.parquet"
+    tables.write_table(_documents(), docs_a, tables.DOCUMENTS, tables.make_lineage("A", {}))
+    tables.write_table(_documents(), docs_b, tables.DOCUMENTS, tables.make_lineage("B", {}))
+    clusters = tmp_path / "a" / "clusters.parquet"
+    frame = pd.DataFrame(
+        {"doc_id": ["p1", "p2"], "topic": [0, 0], "x": [0.0, 1.0], "y": [0.0, 1.0]}
+    )
+    built = tables.stage_lineage(ClusterConfig(), documents=docs_a)
+    assert built.inputs == {"documents": tables.read_lineage(docs_a).fingerprint}
+    tables.write_table(frame, clusters, tables.CLUSTERS, built)
+
+    label = tables.stage_lineage(LabelConfig(), documents=docs_a, clusters=clusters)
+    assert label.inputs == {"documents": built.inputs["documents"], "clusters": built.fingerprint}
+    with pytest.raises(PipelineError) as info:
+        tables.stage_lineage(LabelConfig(), documents=docs_b, clusters=clusters)
+    assert str(info.value) == f"{clusters} was built from a different {docs_b}: rerun make"
+
+
+def test_stage_lineage_counts_tables_without_lineage_by_their_bytes(tmp_path):
+    docs = tmp_path / "documents.parquet"
+    tables.write_table(_documents(), docs, tables.DOCUMENTS)  # no lineage: hand-made
+    first = tables.stage_lineage(ClusterConfig(), documents=docs)
+    assert first.inputs == {"documents": tables.file_digest(docs)}
+    tables.write_table(_documents(venue=["X", "Y"]), docs, tables.DOCUMENTS)
+    assert tables.stage_lineage(ClusterConfig(), documents=docs).fingerprint != first.fingerprint
+
+
+@pytest.mark.parametrize(
+    ("make", "expected"),
+    [
+        pytest.param(None, "documents table not found", id="missing"),
+        pytest.param(lambda p: p.write_bytes(b"junk"), "not a readable Parquet file", id="junk"),
+    ],
+)
+def test_stage_lineage_errors_name_the_file(tmp_path, make, expected):
+    path = tmp_path / "documents.parquet"
+    if make:
+        make(path)
+    with pytest.raises(PipelineError, match=expected) as info:
+        tables.stage_lineage(LabelConfig(), documents=path)
+    assert str(info.value).startswith(f"{path}: ")
+
+
+def test_unreadable_lineage_metadata_is_a_clear_error(tmp_path):
+    path = tmp_path / "documents.parquet"
+    table = pa.table({"doc_id": ["p1"]}).replace_schema_metadata({tables.LINEAGE_KEY: b"{oops"})
+    pq.write_table(table, path)
+    with pytest.raises(PipelineError, match="unreadable lineage"):
+        tables.read_lineage(path)

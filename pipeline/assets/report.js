@@ -1,0 +1,49 @@
+/* The report page (index.html): sortable tables. Plain JavaScript, no network.
+ * A header cell with class "sortable" sorts its table's body rows by that column; cells may
+ * carry data-sort (a number) to sort by instead of their text. Rows with class "pinned"
+ * (the unassigned papers) stay at the bottom.
+ */
+(function () {
+  "use strict";
+
+  function key(cell) {
+    if (!cell) return "";
+    const raw = cell.dataset.sort;
+    if (raw !== undefined && raw !== "" && !Number.isNaN(Number(raw))) return Number(raw);
+    return cell.textContent.trim().toLowerCase();
+  }
+
+  function sortBy(table, column, header) {
+    const body = table.tBodies[0];
+    const descending = header.getAttribute("aria-sort") !== "descending";
+    for (const th of table.tHead.querySelectorAll("th")) th.removeAttribute("aria-sort");
+    header.setAttribute("aria-sort", descending ? "descending" : "ascending");
+    const rows = [...body.rows];
+    const pinned = rows.filter((r) => r.classList.contains("pinned"));
+    const sorted = rows
+      .filter((r) => !r.classList.contains("pinned"))
+      .map((row, position) => ({ row, position, value: key(row.cells[column]) }))
+      .sort((a, b) => {
+        let order = 0;
+        if (typeof a.value === "number" && typeof b.value === "number") order = a.value - b.value;
+        else order = String(a.value).localeCompare(String(b.value));
+        if (descending) order = -order;
+        return order || a.position - b.position;
+      });
+    body.replaceChildren(...sorted.map((s) => s.row), ...pinned);
+  }
+
+  for (const table of document.querySelectorAll("table.sortable-table")) {
+    [...table.tHead.rows[0].cells].forEach((header, column) => {
+      if (!header.classList.contains("sortable")) return;
+      header.tabIndex = 0;
+      header.addEventListener("click", () => sortBy(table, column, header));
+      header.addEventListener("keydown", (e) => {
+        if (e.key === "Enter" || e.key === " ") {
+          e.preventDefault();
+          sortBy(table, column, header);
+        }
+      });
+    });
+  }
+})();

