@@ -97,11 +97,14 @@ def run(
     topics_path: Path,
     out_path: Path,
 ) -> None:
+    lineage = tables.stage_lineage(
+        config, documents=documents_path, clusters=clusters_path, topics=topics_path
+    )
     documents = tables.read_table(documents_path, tables.DOCUMENTS)
     clusters = tables.read_table(clusters_path, tables.CLUSTERS)
     topics = tables.read_table(topics_path, tables.TOPICS)
     table = venue_table(documents, clusters, topics, config)
-    tables.write_table(table, out_path, tables.VENUE_TOPICS)
+    tables.write_table(table, out_path, tables.VENUE_TOPICS, lineage)
     over = table[(table["flag"] == "over") & (table["id"] >= 0)]
     for row in over.itertuples():
         log.info(

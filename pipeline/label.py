@@ -419,7 +419,9 @@ def run(
 ) -> None:
     documents = tables.read_table(documents_path, tables.DOCUMENTS)
     clusters = tables.read_table(clusters_path, tables.CLUSTERS)
-    lineage = tables.stage_lineage(config, documents=documents_path, clusters=clusters_path)
+    lineage = tables.stage_lineage(
+        config, documents=documents_path, clusters=clusters_path, embeddings=embeddings_path
+    )
     doc_ids, vectors = tables.read_embeddings(embeddings_path)
     if doc_ids != documents["doc_id"].tolist():
         raise PipelineError("embeddings do not match documents: rerun the embed stage")

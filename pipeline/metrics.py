@@ -190,6 +190,9 @@ def run(
     """`config` is the label section: its vectorizer is the tokeniser NPMI counts with."""
     from pipeline.label import banned_words, term_analyzer
 
+    tables.stage_lineage(  # refuse tables from different builds
+        config, documents=documents_path, clusters=clusters_path, topics=topics_path
+    )
     documents = tables.read_table(documents_path, tables.DOCUMENTS)
     clusters = tables.read_table(clusters_path, tables.CLUSTERS)
     topics = tables.read_table(topics_path, tables.TOPICS)

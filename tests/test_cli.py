@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from conftest import run_cli, write_config
@@ -116,8 +117,12 @@ def test_stamps_rewrite_only_what_changed(tmp_path):
     assert '"title": "Second"' in stamps["render"].read_text(encoding="utf-8")
 
 
-def test_stage_refuses_tables_from_different_builds(tmp_path):
-    """label reads documents from one build and clusters from another: one line, exit 1."""
+@pytest.mark.parametrize(
+    ("stage", "out_name"),
+    [("label", "topics.parquet"), ("metrics", "metrics.json"), ("compare", "venue.parquet")],
+)
+def test_stage_refuses_tables_from_different_builds(tmp_path, stage, out_name):
+    """A stage reading documents from one build and clusters from another: one line, exit 1."""
     documents = pd.DataFrame(
         {
             "doc_id": ["p1"],
@@ -138,11 +143,17 @@ def test_stage_refuses_tables_from_different_builds(tmp_path):
     lineage = tables.stage_lineage(ClusterConfig(), documents=old)
     tables.write_table(frame, clusters, tables.CLUSTERS, lineage)
     config = write_config(tmp_path / "c.yaml", ["x.txt"], tmp_path)
+    embeddings_lineage = tables.stage_lineage("embed", documents=new)
+    vectors = np.ones((1, 384), dtype=np.float32) / np.sqrt(384)
+    tables.write_embeddings(["p1"], vectors, tmp_path / "embeddings.parquet", embeddings_lineage)
+    extra = []
+    if stage != "label":  # they also read topics; any table will do, the check comes first
+        extra = ["--topics", str(clusters)]
     result = run_cli(
-        "label", "--config", str(config), "--documents", str(new), "--clusters", str(clusters),
-        "--out", str(tmp_path / "topics.parquet"), cwd=tmp_path,
+        stage, "--config", str(config), "--documents", str(new), "--clusters", str(clusters),
+        *extra, "--out", str(tmp_path / out_name), cwd=tmp_path,
     )  # fmt: skip
-    assert result.returncode == 1
+    assert result.returncode == 1, result.stderr
     line = _single_error_line(result.stderr.replace("\r", ""))
     assert line == f"error: {clusters} was built from a different {new}: rerun make"
-    assert not (tmp_path / "topics.parquet").exists()
+    assert not (tmp_path / out_name).exists()
