@@ -3,7 +3,8 @@
 UMAP + HDBSCAN through BERTopic on the precomputed embeddings (BERTopic never embeds here, so it
 never reaches for a model hub). Then, on the embeddings themselves: HDBSCAN's outliers that are
 close enough to a topic join it, topics above `max_topic_share` of the corpus are split
-(k-means), and `max_topics` caps the count. Every random choice is seeded through `random_state`
+(k-means), the borders are settled by nearest-centroid rounds and a vote of each paper's
+neighbours, and `max_topics` caps the count. Every random choice is seeded through `random_state`
 (the rest is deterministic), and the parameters left on "auto" scale with the corpus, so 76 and
 3,401 papers both give usable topics.
 """
@@ -25,6 +26,9 @@ from pipeline.errors import PipelineError
 log = logging.getLogger("pipeline.cluster")
 
 MIN_PAPERS_TO_CLUSTER = 8  # below this, UMAP/HDBSCAN have nothing to find: one topic
+REFINE_ROUNDS = 5  # nearest-centroid rounds after HDBSCAN (most changes happen in the first 2)
+SMOOTH_NEIGHBOURS = 15  # neighbours that vote in smooth_topics (fewer in small corpora)
+SMOOTH_ROUNDS = 10  # vote rounds at most (it settles in 3-6 on the 3,401 papers)
 
 
 @dataclass(frozen=True)
@@ -114,8 +118,11 @@ def _pca_2d(vectors: np.ndarray) -> np.ndarray:
     return coords.astype(np.float32)
 
 
-def hdbscan_topics(texts: list[str], vectors: np.ndarray, config: ClusterConfig) -> np.ndarray:
-    """HDBSCAN's topic per paper (-1 = left out), on a seeded 5-D UMAP of the embeddings."""
+def hdbscan_topics(
+    texts: list[str], vectors: np.ndarray, config: ClusterConfig
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """(HDBSCAN's topic per paper (-1 = left out), on a seeded 5-D UMAP of the embeddings;
+    the nearest neighbours UMAP found for each paper in the embedding space, when it kept them)."""
     n = len(vectors)
     from bertopic import BERTopic
     from hdbscan import HDBSCAN
@@ -150,7 +157,12 @@ def hdbscan_topics(texts: list[str], vectors: np.ndarray, config: ClusterConfig)
         calculate_probabilities=False,
     )
     topics, _ = model.fit_transform(texts, embeddings=vectors)
-    return np.asarray(topics, dtype=np.int32)
+    # UMAP keeps its neighbour search (cosine, over the embeddings) from 4,096 papers up:
+    # smooth_topics reuses it there, and searches exactly below
+    knn = getattr(model.umap_model, "_knn_indices", None)
+    if knn is not None and np.shape(knn)[0] != n:
+        knn = None
+    return np.asarray(topics, dtype=np.int32), knn
 
 
 def topic_centroids(vectors: np.ndarray, topics: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -199,6 +211,80 @@ def split_large_topics(
     return topics
 
 
+def refine_topics(
+    topics: np.ndarray, vectors: np.ndarray, rounds: int = REFINE_ROUNDS
+) -> np.ndarray:
+    """Rounds of nearest-centroid assignment in the embedding space (k-means steps started from
+    the topics): every assigned paper joins the topic whose mean embedding it is most similar
+    to; unassigned papers (-1) stay so. Borders then follow the topics' centres, which move
+    little from one seed to the next, rather than UMAP's seeded layout."""
+    topics = topics.copy()
+    assigned = topics >= 0
+    for _ in range(rounds):
+        ids, centroids = topic_centroids(vectors, topics)
+        if not len(ids):
+            break
+        nearest = ids[(vectors[assigned] @ centroids.T).argmax(axis=1)]
+        if np.array_equal(nearest, topics[assigned]):
+            break
+        topics[assigned] = nearest
+    return topics
+
+
+def nearest_neighbours(vectors: np.ndarray, k: int, chunk: int = 2048) -> np.ndarray:
+    """Indices of each paper's k most cosine-similar papers (itself excluded), exactly."""
+    n = len(vectors)
+    k = min(k, n - 1)
+    out = np.empty((n, k), dtype=np.int64)
+    for start in range(0, n, chunk):
+        similarity = vectors[start : start + chunk] @ vectors.T
+        rows = np.arange(len(similarity))
+        similarity[rows, start + rows] = -np.inf
+        top = np.argpartition(-similarity, k - 1, axis=1)[:, :k] if k < n - 1 else None
+        if top is None:
+            top = np.argsort(-similarity, axis=1)[:, :k]
+        order = np.argsort(-np.take_along_axis(similarity, top, axis=1), axis=1, kind="stable")
+        out[start : start + chunk] = np.take_along_axis(top, order, axis=1)
+    return out
+
+
+def without_self(knn: np.ndarray, k: int) -> np.ndarray:
+    """The first k neighbours of each row of a neighbour table that may list the paper itself."""
+    is_self = knn == np.arange(len(knn))[:, None]
+    order = np.argsort(is_self, axis=1, kind="stable")  # the paper itself moves to the end
+    return np.take_along_axis(knn, order, axis=1)[:, : min(k, knn.shape[1] - 1)]
+
+
+def smooth_topics(
+    topics: np.ndarray, neighbours: np.ndarray, rounds: int = SMOOTH_ROUNDS
+) -> np.ndarray:
+    """Rounds of majority vote on the neighbour graph: an assigned paper takes the topic held by
+    more than half of its neighbours, where one is. Isolated papers that UMAP's seed happened to
+    put across a border go back to the topic of their neighbourhood; unassigned papers stay so."""
+    from scipy.sparse import coo_matrix
+
+    topics = topics.copy()
+    n, k = neighbours.shape
+    if not k or topics.max(initial=-1) < 0:
+        return topics
+    rows = np.repeat(np.arange(n), k)
+    for _ in range(rounds):
+        # UMAP marks neighbours of disconnected points -1: they do not vote
+        votes = np.where(neighbours >= 0, topics[neighbours], -1).ravel()
+        cast = votes >= 0
+        counts = coo_matrix(
+            (np.ones(cast.sum(), dtype=np.int32), (rows[cast], votes[cast])),
+            shape=(n, int(topics.max()) + 1),
+        ).tocsr()
+        majority = np.asarray(counts.max(axis=1).todense()).ravel() > k / 2
+        winner = np.asarray(counts.argmax(axis=1)).ravel().astype(np.int32)
+        updated = np.where((topics >= 0) & majority, winner, topics)
+        if np.array_equal(updated, topics):
+            break
+        topics = updated
+    return topics
+
+
 def group_topics(centroids: np.ndarray, n_groups: int) -> np.ndarray:
     """Group index (0..n_groups-1) of each centroid: Ward clustering of the unit centroids."""
     from sklearn.cluster import AgglomerativeClustering
@@ -230,13 +316,14 @@ def assign_topics(
     texts: list[str], vectors: np.ndarray, config: ClusterConfig
 ) -> tuple[np.ndarray, np.ndarray]:
     """(topic per paper, whether HDBSCAN left it out): HDBSCAN's topics, with outliers close
-    to a topic reassigned, oversized topics split, and at most `max_topics` kept; numbered by
-    size, largest first, -1 for the papers left unassigned."""
+    to a topic reassigned, oversized topics split, borders refined on the embeddings (centroid
+    rounds, then a neighbourhood vote), and at most `max_topics` kept; numbered by size, largest
+    first, -1 for the papers left unassigned."""
     n = len(vectors)
     if n < MIN_PAPERS_TO_CLUSTER:
         log.warning("only %d papers: too few to cluster, all placed in one topic", n)
         return np.zeros(n, dtype=np.int32), np.zeros(n, dtype=bool)
-    raw = hdbscan_topics(texts, vectors, config)
+    raw, knn = hdbscan_topics(texts, vectors, config)
     if (raw == -1).all():
         log.warning("HDBSCAN found no dense group among %d papers: all placed in one topic", n)
         return np.zeros(n, dtype=np.int32), np.ones(n, dtype=bool)
@@ -245,6 +332,17 @@ def assign_topics(
     # small corpora keep their natural topics: only topics of over 10 x the smallest are split
     max_size = max(config.max_topic_share * n, 10 * smallest)
     topics = split_large_topics(topics, vectors, max_size, 2 * smallest, config.random_state)
+    # boundaries from the embeddings rather than from one seeded layout: topics that change less
+    # with the seed (3,401 papers: worst-pair ARI over 6 seeds 0.846 -> 0.891)
+    topics = refine_topics(topics, vectors)
+    # fewer voters than the smallest topic's papers, so a small topic can hold its own ground
+    voters = max(1, min(SMOOTH_NEIGHBOURS, smallest - 1))
+    neighbours = (
+        without_self(knn, voters)
+        if knn is not None and knn.shape[1] > voters
+        else nearest_neighbours(vectors, voters)
+    )
+    topics = smooth_topics(topics, neighbours)
     if config.max_topics is not None:
         topics = merge_topics(topics, vectors, config.max_topics)
     return number_by_size(topics), raw == -1

@@ -76,7 +76,8 @@ class ClusterConfig(_Section):
         le=1.0,
         description="Topics larger than this share of the papers (and than 10 x "
         "min_cluster_size) are split by k-means on the embeddings into parts about this size, "
-        "unless a part would hold under 2 x min_cluster_size papers; 1.0: never.",
+        "unless a part would hold under 2 x min_cluster_size papers (the border rounds after "
+        "it may leave a topic slightly above); 1.0: never.",
     )
     n_epochs: Annotated[int, Field(ge=10)] | Auto = Field(
         "auto", description="UMAP epochs before HDBSCAN (auto: 1500 up to 10,000 papers)."
@@ -96,7 +97,7 @@ class LabelConfig(_Section):
     )
     mmr_diversity: float = Field(0.3, ge=0.0, le=1.0, description="0: no diversity, 1: most.")
     min_term_share: float = Field(
-        0.1, ge=0.0, le=1.0, description="A topic's terms are used by at least this share of it."
+        0.125, ge=0.0, le=1.0, description="A topic's terms are used by at least this share of it."
     )
     n_themes: Annotated[int, Field(ge=2, le=50)] | Auto = Field(
         "auto", description="Themes above the topics (auto: about a quarter of them, 8 to 20)."

@@ -16,11 +16,15 @@ from pipeline.cluster import (
     cluster_documents,
     group_topics,
     merge_topics,
+    nearest_neighbours,
     number_by_size,
     reassign_outliers,
+    refine_topics,
     resolve_params,
+    smooth_topics,
     split_large_topics,
     umap_epochs,
+    without_self,
 )
 from pipeline.config import ClusterConfig
 from pipeline.errors import PipelineError
@@ -223,3 +227,47 @@ def test_numbering_by_size_and_merging_similar_topics():
     merged = merge_topics(np.array([0, 0, 1, 2, 2, -1, 1]), vectors, 2)
     assert merged[0] == merged[2] != merged[3] and merged[5] == -1  # 0 and 1 point alike
     assert group_topics(_unit([[1, 0], [0, 1]]), 5).tolist() == [0, 1]  # fewer than asked
+
+
+def test_refining_moves_papers_to_the_nearest_topic_centre_and_keeps_outliers_out():
+    # paper 2 sits on topic 0's side but was put in topic 1; paper 5 is unassigned
+    vectors = _unit([[1, 0, 0], [1, 0.1, 0], [1, 0.2, 0], [0, 1, 0], [0, 1, 0.1], [1, 0, 0.1]])
+    topics = np.array([0, 0, 1, 1, 1, -1])
+    assert refine_topics(topics, vectors).tolist() == [0, 0, 0, 1, 1, -1]
+    assert refine_topics(topics, vectors, rounds=0).tolist() == topics.tolist()
+    assert (refine_topics(np.full(6, -1), vectors) == -1).all()  # no topic: nothing to do
+
+
+def test_exact_neighbours_exclude_the_paper_itself_and_come_nearest_first():
+    rng = np.random.default_rng(1)
+    vectors = _unit(rng.normal(size=(50, 8)))
+    found = nearest_neighbours(vectors, 5, chunk=7)  # several chunks
+    similarity = vectors @ vectors.T
+    np.fill_diagonal(similarity, -np.inf)
+    assert found.tolist() == np.argsort(-similarity, axis=1)[:, :5].tolist()
+    assert nearest_neighbours(vectors[:4], 10).shape == (4, 3)  # at most n - 1
+    # UMAP-style tables list the paper itself (usually first): it is dropped wherever it is
+    table = np.array([[0, 3, 2, 1], [2, 1, 0, 3], [3, 0, 1, 2], [0, 1, 2, 3]])
+    assert without_self(table, 3).tolist() == [[3, 2, 1], [2, 0, 3], [3, 0, 1], [0, 1, 2]]
+
+
+def test_neighbourhood_vote_fixes_isolated_papers_and_keeps_outliers():
+    # two groups of 5 (each paper's neighbours: the other 4 of its group, and one across);
+    # paper 4 is labelled 1 but all its neighbours say 0; paper 9 is unassigned
+    group_a, group_b = list(range(5)), list(range(5, 10))
+    neighbours = np.array(
+        [[j for j in group_a if j != i] + [5] for i in group_a]
+        + [[j for j in group_b if j != i] + [0] for i in group_b]
+    )
+    topics = np.array([0, 0, 0, 0, 1, 1, 1, 1, 1, -1])
+    smoothed = smooth_topics(topics, neighbours)
+    assert smoothed.tolist() == [0, 0, 0, 0, 0, 1, 1, 1, 1, -1]
+    # no majority (2 of 5 say 0, 2 say 1, 1 says 3): the paper keeps its topic
+    split = np.array([0, 0, 1, 1, 2, 3, 3, 3, 3, 3])
+    assert smooth_topics(split, neighbours)[4] == 2
+    assert (smooth_topics(np.full(10, -1), neighbours) == -1).all()
+    # UMAP's tables mark the neighbours of disconnected points -1: those do not vote
+    cut = neighbours.copy()
+    cut[4, :3] = -1  # paper 4 keeps one vote for topic 0 of two cast: no majority of 5
+    last_in_0 = np.array([0, 0, 0, 0, 1, 1, 1, 1, 1, 0])  # (read as an index, -1 would vote 0)
+    assert smooth_topics(last_in_0, cut)[4] == 1
