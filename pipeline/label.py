@@ -165,7 +165,7 @@ class CommonTerms:
         result = {}
         for topic, pairs in topics.items():
             score = {w: s for w, s in pairs if w}
-            kept = common_terms(list(score), texts[topic], analyzer, self.min_share)
+            kept = distinct_terms(common_terms(list(score), texts[topic], analyzer, self.min_share))
             result[topic] = [(w, score[w]) for w in kept]
         return result
 
@@ -206,7 +206,7 @@ def _refiners(config: LabelConfig, wanted: int, vectors: np.ndarray) -> list:
             return result
 
     return [
-        KeyBERTOnCandidates(top_n_words=wanted + 10, random_state=42),
+        KeyBERTOnCandidates(top_n_words=3 * wanted, random_state=42),
         BoundedMMR(diversity=config.mmr_diversity, top_n_words=wanted),
     ]
 
@@ -228,8 +228,8 @@ def group_terms(
     from bertopic.vectorizers import ClassTfidfTransformer
     from sklearn.feature_extraction.text import CountVectorizer
 
-    wanted = 2 * config.n_terms  # distinct_terms drops some
     steps = [CommonTerms(config.min_term_share)]
+    wanted = config.n_terms
     if encoder is not None and config.representation == "keybert_mmr":
         steps += _refiners(config, wanted, vectors)
     else:
@@ -242,7 +242,7 @@ def group_terms(
         vectorizer_model=CountVectorizer(analyzer=term_analyzer(config)),
         ctfidf_model=ClassTfidfTransformer(reduce_frequent_words=True),
         representation_model=steps,
-        top_n_words=max(wanted, 50),
+        top_n_words=max(3 * wanted, 50),
         calculate_probabilities=False,
     )
     ids = sorted(set(groups.tolist()))

@@ -364,6 +364,20 @@ def test_keybert_and_mmr_rerank_the_common_terms(labelled, hashing_encoder):
     assert not any(label_faults(label) for label in topics["label"])
 
 
+def test_mmr_diversity_changes_which_terms_are_kept(labelled, hashing_encoder):
+    documents, clusters, _ = labelled
+    vectors = hashing_encoder.embed(documents["abstract"].tolist())
+
+    def terms(diversity: float) -> list[list[str]]:
+        config = LabelConfig(n_terms=3, mmr_diversity=diversity)
+        topics = _label(documents, clusters, config, vectors, hashing_encoder)
+        return [list(_row(topics, t)["terms"]) for t in (0, 1)]
+
+    similar, varied = terms(0.0), terms(1.0)
+    assert all(len(t) == 3 for t in similar + varied)
+    assert similar != varied  # MMR picks among more candidates than it keeps
+
+
 def test_without_embeddings_one_level_and_no_representative_papers(labelled):
     documents, clusters, with_vectors = labelled
     topics = label_topics(documents, clusters, LabelConfig())
