@@ -158,6 +158,15 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except OSError as exc:  # a folder that cannot be written, a full disk, ...
+        if args.debug:
+            raise
+        where = f"{exc.filename}: " if exc.filename else ""
+        reason = exc.strerror or str(exc)
+        if isinstance(exc, (FileExistsError, NotADirectoryError)):
+            reason = "a file stands where a folder is needed"
+        print(f"error: {where}{reason}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:  # Ctrl-C: outputs are written atomically, so nothing is half-done
         if args.debug:
             raise

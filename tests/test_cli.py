@@ -80,6 +80,29 @@ def test_ingest_input_errors_are_one_line(tmp_path, content, expected_rc, expect
     assert not (out / "documents.parquet").exists()
 
 
+def test_an_output_that_cannot_be_written_is_one_line(tmp_path):
+    path = tmp_path / "papers.txt"
+    path.write_text("ICML 2025 Papers\nA paper about sparse graph codes.\n", encoding="utf-8")
+    config = write_config(tmp_path / "c.yaml", [str(path)], tmp_path / "out")
+    blocked = tmp_path / "outputs"  # a file where the output folder should be (root or not)
+    blocked.write_text("not a folder", encoding="utf-8")
+    result = run_cli(
+        "ingest",
+        "--config",
+        str(config),
+        "--out",
+        str(blocked / "documents.parquet"),
+        "--rejected",
+        str(blocked / "rejected.parquet"),
+        cwd=tmp_path,
+    )
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    line = result.stderr.strip().splitlines()[-1]  # after ingest's own count lines
+    assert line == f"error: {blocked}: a file stands where a folder is needed"
+    assert blocked.read_text(encoding="utf-8") == "not a folder"
+
+
 def test_makevars_writes_variables_and_stamps(tmp_path):
     out = tmp_path / "out"
     inputs = [str(tmp_path / "a.csv"), str(tmp_path / "raw/*.txt"), str(tmp_path / "b.jsonl")]
