@@ -69,7 +69,7 @@ $(OUT)/documents.parquet $(OUT)/rejected.parquet &: $(INPUTS) pipeline/ingest.py
 $(OUT)/embeddings.parquet: $(OUT)/documents.parquet pipeline/embed.py $(COMMON) $(call STAMP,embed) | $(VENV_DONE)
 	$(RUN) embed --config $(CONFIG) --documents $< --out $@
 
-$(OUT)/clusters.parquet: $(OUT)/documents.parquet $(OUT)/embeddings.parquet pipeline/cluster.py $(COMMON) $(call STAMP,cluster) | $(VENV_DONE)
+$(OUT)/clusters.parquet: $(OUT)/documents.parquet $(OUT)/embeddings.parquet pipeline/cluster.py pipeline/embed.py $(COMMON) $(call STAMP,cluster) | $(VENV_DONE)
 	$(RUN) cluster --config $(CONFIG) --documents $< --embeddings $(OUT)/embeddings.parquet --out $@
 
 $(OUT)/topics.parquet: $(OUT)/documents.parquet $(OUT)/clusters.parquet $(OUT)/embeddings.parquet pipeline/label.py $(COMMON) $(call STAMP,label) | $(VENV_DONE)
@@ -101,7 +101,7 @@ $(OUT)/baseline.json: $(OUT)/documents.parquet $(OUT)/embeddings.parquet pipelin
 # statistics other targets leave in the output folder are shown when present (and rerender it).
 RENDER_ASSETS := map.js report.js style.css
 RENDER_OPTIONAL := $(wildcard $(addprefix $(OUT)/,metrics.json baseline.json stability.json venue_topics.parquet))
-$(OUT)/index.html $(OUT)/map.html $(OUT)/plotly.min.js $(addprefix $(OUT)/,$(RENDER_ASSETS)) &: $(OUT)/documents.parquet $(OUT)/embeddings.parquet $(OUT)/clusters.parquet $(OUT)/topics.parquet $(RENDER_OPTIONAL) pipeline/render.py $(addprefix pipeline/assets/,$(RENDER_ASSETS)) $(COMMON) $(call STAMP,render) | $(VENV_DONE)
+$(OUT)/index.html $(OUT)/map.html $(OUT)/plotly.min.js $(addprefix $(OUT)/,$(RENDER_ASSETS)) &: $(OUT)/documents.parquet $(OUT)/embeddings.parquet $(OUT)/clusters.parquet $(OUT)/topics.parquet $(RENDER_OPTIONAL) pipeline/render.py pipeline/embed.py $(addprefix pipeline/assets/,$(RENDER_ASSETS)) $(COMMON) $(call STAMP,render) | $(VENV_DONE)
 	$(RUN) render --config $(CONFIG) --documents $(OUT)/documents.parquet --embeddings $(OUT)/embeddings.parquet --clusters $(OUT)/clusters.parquet --topics $(OUT)/topics.parquet --out $(OUT)/index.html
 
 # Speed figures for this config's corpus (see pipeline/bench.py); BENCH_ARGS e.g.

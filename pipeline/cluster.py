@@ -20,7 +20,7 @@ import pandas as pd
 
 from pipeline import tables
 from pipeline.config import ClusterConfig
-from pipeline.embed import embedding_texts
+from pipeline.embed import embedding_texts, nearest_neighbours
 from pipeline.errors import PipelineError
 
 log = logging.getLogger("pipeline.cluster")
@@ -232,23 +232,6 @@ def refine_topics(
     return topics
 
 
-def nearest_neighbours(vectors: np.ndarray, k: int, chunk: int = 2048) -> np.ndarray:
-    """Indices of each paper's k most cosine-similar papers (itself excluded), exactly."""
-    n = len(vectors)
-    k = min(k, n - 1)
-    out = np.empty((n, k), dtype=np.int64)
-    for start in range(0, n, chunk):
-        similarity = vectors[start : start + chunk] @ vectors.T
-        rows = np.arange(len(similarity))
-        similarity[rows, start + rows] = -np.inf
-        top = np.argpartition(-similarity, k - 1, axis=1)[:, :k] if k < n - 1 else None
-        if top is None:
-            top = np.argsort(-similarity, axis=1)[:, :k]
-        order = np.argsort(-np.take_along_axis(similarity, top, axis=1), axis=1, kind="stable")
-        out[start : start + chunk] = np.take_along_axis(top, order, axis=1)
-    return out
-
-
 def without_self(knn: np.ndarray, k: int) -> np.ndarray:
     """The first k neighbours of each row of a neighbour table that may list the paper itself."""
     is_self = knn == np.arange(len(knn))[:, None]
@@ -343,7 +326,7 @@ def assign_topics(
         neighbours = (
             without_self(knn, voters)
             if knn is not None and knn.shape[1] > voters
-            else nearest_neighbours(vectors, voters)
+            else nearest_neighbours(vectors, voters)[0]
         )
         topics = smooth_topics(topics, neighbours)
     if config.max_topics is not None:
