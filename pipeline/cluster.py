@@ -1,4 +1,4 @@
-"""Stage 3, cluster: embeddings -> clusters.parquet (topic per paper and 2-D map coordinates).
+"""Stage cluster: documents + embeddings -> clusters.parquet (each paper's topic and map position).
 
 UMAP + HDBSCAN through BERTopic on the precomputed embeddings (BERTopic never embeds here, so it
 never reaches for a model hub). Then, on the embeddings themselves: HDBSCAN's outliers that are
@@ -18,10 +18,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pipeline import tables
+from pipeline import schemas, tables
+from pipeline.centroids import topic_centroids, ward_groups
 from pipeline.config import ClusterConfig
-from pipeline.embed import embedding_texts, nearest_neighbours
 from pipeline.errors import PipelineError
+from pipeline.neighbours import nearest_neighbours
+from pipeline.text import embedding_texts
 
 log = logging.getLogger("pipeline.cluster")
 
@@ -166,16 +168,6 @@ def hdbscan_topics(
     return np.asarray(topics, dtype=np.int32), knn
 
 
-def topic_centroids(vectors: np.ndarray, topics: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(topic ids, unit-length mean embedding of each topic's papers); -1 is left out."""
-    ids = np.array(sorted(set(topics.tolist()) - {-1}), dtype=np.int32)
-    centroids = np.stack([vectors[topics == t].mean(axis=0) for t in ids]) if len(ids) else None
-    if centroids is None:
-        return ids, np.zeros((0, vectors.shape[1]), dtype=np.float32)
-    norms = np.linalg.norm(centroids, axis=1, keepdims=True)
-    return ids, centroids / np.where(norms > 0, norms, 1)
-
-
 def reassign_outliers(topics: np.ndarray, vectors: np.ndarray, threshold: float) -> np.ndarray:
     """Each outlier (-1) joins the topic whose mean embedding it is most cosine-similar to, if
     that similarity is at least `threshold`; the others stay -1."""
@@ -269,21 +261,12 @@ def smooth_topics(
     return topics
 
 
-def group_topics(centroids: np.ndarray, n_groups: int) -> np.ndarray:
-    """Group index (0..n_groups-1) of each centroid: Ward clustering of the unit centroids."""
-    from sklearn.cluster import AgglomerativeClustering
-
-    if n_groups >= len(centroids):
-        return np.arange(len(centroids))
-    return AgglomerativeClustering(n_clusters=n_groups, linkage="ward").fit_predict(centroids)
-
-
 def merge_topics(topics: np.ndarray, vectors: np.ndarray, max_topics: int) -> np.ndarray:
     """Merge the most similar topics (Ward on their mean embeddings) until `max_topics` remain."""
     ids, centroids = topic_centroids(vectors, topics)
     if len(ids) <= max_topics:
         return topics
-    groups = group_topics(centroids, max_topics)
+    groups = ward_groups(centroids, max_topics)
     lookup = dict(zip(ids.tolist(), groups.tolist(), strict=True))
     return np.array([lookup.get(t, -1) for t in topics.tolist()], dtype=np.int32)
 
@@ -367,9 +350,9 @@ def cluster_documents(
     return clusters
 
 
-def run(config: ClusterConfig, documents_path: Path, embeddings_path: Path, out_path: Path) -> None:
-    documents = tables.read_table(documents_path, tables.DOCUMENTS)
-    doc_ids, vectors = tables.read_embeddings(embeddings_path)
-    lineage = tables.stage_lineage(config, documents=documents_path, embeddings=embeddings_path)
-    clusters = cluster_documents(documents, doc_ids, vectors, config)
-    tables.write_table(clusters, out_path, tables.CLUSTERS, lineage)
+def run(config: ClusterConfig, documents: Path, embeddings: Path, clusters: Path) -> None:
+    lineage = tables.stage_lineage(config, documents=documents, embeddings=embeddings)
+    papers = tables.read_table(documents, schemas.DOCUMENTS)
+    doc_ids, vectors = tables.read_embeddings(embeddings)
+    table = cluster_documents(papers, doc_ids, vectors, config)
+    tables.write_table(table, clusters, schemas.CLUSTERS, lineage)

@@ -1,6 +1,7 @@
-"""Venue comparison -> venue_topics.parquet: for every topic and theme and every venue, the papers
-it holds there, their share of the venue's papers, and whether the topic is significantly over-
-or under-represented at the venue compared with all other venues together.
+"""Stage compare: documents + clusters + topics + themes -> venue_topics.parquet, the one owner of
+the venue statistics: for every topic and theme and every venue, the papers it holds there,
+their share of the venue's papers (and the venue's papers), and whether the topic is
+significantly over- or under-represented at the venue compared with all other venues together.
 
 The test is the weighted log-odds ratio with an informative Dirichlet prior (Monroe, Colaresi and
 Quinn 2008, "Fightin' Words"), as a z-score. The prior's means are the corpus-wide topic shares
@@ -17,12 +18,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pipeline import tables
+from pipeline import schemas, tables
 from pipeline.config import CompareConfig
+from pipeline.schemas import UNASSIGNED_LABEL
 
 log = logging.getLogger("pipeline.compare")
-
-UNASSIGNED_LABEL = "Unassigned"
 
 
 def log_odds_z(counts: np.ndarray, prior_scale: float) -> np.ndarray:
@@ -52,8 +52,8 @@ def flags(z: np.ndarray, threshold: float) -> np.ndarray:
 def level_table(
     groups: pd.Series, venues: pd.Series, labels: dict[int, str], level: str, config
 ) -> pd.DataFrame:
-    """Rows (level, id, label, venue, count, share, z, flag) for one level (topic or theme):
-    `groups` and `venues` hold each paper's group and venue."""
+    """The venue_topics rows of one level (topic or theme): `groups` and `venues` hold each
+    paper's group and venue."""
     counts = pd.crosstab(groups, venues)
     z = log_odds_z(counts.to_numpy(), config.prior_scale)
     shares = counts / counts.sum(axis=0)
@@ -72,39 +72,49 @@ def level_table(
     ]
     frame = pd.DataFrame(rows)
     frame["flag"] = flags(frame["z"].astype(float).to_numpy(), config.z_threshold)
+    frame["venue_papers"] = frame["venue"].map(counts.sum(axis=0)).astype(int)
+    frame["z_threshold"] = float(config.z_threshold)
     return frame
 
 
 def venue_table(
-    documents: pd.DataFrame, clusters: pd.DataFrame, topics: pd.DataFrame, config: CompareConfig
+    documents: pd.DataFrame,
+    clusters: pd.DataFrame,
+    topics: pd.DataFrame,
+    themes: pd.DataFrame,
+    config: CompareConfig,
 ) -> pd.DataFrame:
-    """Pure core: the topic rows, then the theme rows (when topics.parquet has themes)."""
-    merged = clusters.merge(documents[["doc_id", "venue"]], on="doc_id", validate="one_to_one")
+    """Pure core: the topic rows, then the theme rows."""
+    merged = tables.join_papers(documents[["doc_id", "venue", "abstract"]], clusters)
     labels = dict(zip(topics["topic"].astype(int), topics["label"], strict=True))
     parts = [level_table(merged["topic"], merged["venue"], labels, "topic", config)]
-    if "theme" in topics.columns:
-        theme_of = dict(zip(topics["topic"].astype(int), topics["theme"].astype(int), strict=True))
-        theme_labels = dict(zip(topics["theme"].astype(int), topics["theme_label"], strict=False))
-        themes = merged["topic"].map(theme_of).fillna(-1).astype(int)
-        parts.append(level_table(themes, merged["venue"], theme_labels, "theme", config))
+    theme_of = dict(zip(topics["topic"].astype(int), topics["theme"].astype(int), strict=True))
+    theme_labels = dict(zip(themes["theme"].astype(int), themes["label"], strict=True))
+    paper_themes = merged["topic"].map(theme_of).fillna(schemas.UNASSIGNED).astype(int)
+    parts.append(level_table(paper_themes, merged["venue"], theme_labels, "theme", config))
     return pd.concat(parts, ignore_index=True)
 
 
 def run(
     config: CompareConfig,
-    documents_path: Path,
-    clusters_path: Path,
-    topics_path: Path,
-    out_path: Path,
+    documents: Path,
+    clusters: Path,
+    topics: Path,
+    themes: Path,
+    venue_topics: Path,
 ) -> None:
     lineage = tables.stage_lineage(
-        config, documents=documents_path, clusters=clusters_path, topics=topics_path
+        config, documents=documents, clusters=clusters, topics=topics, themes=themes
     )
-    documents = tables.read_table(documents_path, tables.DOCUMENTS)
-    clusters = tables.read_table(clusters_path, tables.CLUSTERS)
-    topics = tables.read_table(topics_path, tables.TOPICS)
-    table = venue_table(documents, clusters, topics, config)
-    tables.write_table(table, out_path, tables.VENUE_TOPICS, lineage)
+    papers = tables.read_table(documents, schemas.DOCUMENTS)
+    table = venue_table(
+        papers,
+        tables.read_table(clusters, schemas.CLUSTERS),
+        tables.read_table(topics, schemas.TOPICS),
+        tables.read_table(themes, schemas.THEMES),
+        config,
+    )
+    tables.write_table(table, venue_topics, schemas.VENUE_TOPICS, lineage)
     over = table[(table["flag"] == "over") & (table["id"] >= 0)]
     for row in over.itertuples():
         log.info(
@@ -115,5 +125,5 @@ def run(
             row.z,
             row.label,
         )
-    if documents["venue"].nunique() < 2:
+    if papers["venue"].nunique() < 2:
         log.info("note: one venue: nothing to compare")

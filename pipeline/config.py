@@ -149,11 +149,6 @@ class Config(_Section):
     quality: QualityConfig = QualityConfig()
 
 
-# The five stages, then the sections of the venue comparison and of `make baseline`/`stability`
-# (each has its own parameter stamp too).
-STAGES = ("ingest", "embed", "cluster", "label", "render", "compare", "quality")
-
-
 def _check_consistency(config: Config) -> str | None:
     """A problem no single key shows (settings that contradict each other), or None."""
     themes, max_topics = config.label.n_themes, config.cluster.max_topics
@@ -196,7 +191,31 @@ def parse_config(data: object, source: str = "config") -> Config:
     return config
 
 
-def load_config(path: str | Path) -> Config:
+def apply_overrides(data: dict, overrides: list[str] | tuple[str, ...], source: str) -> dict:
+    """`section.key=value` settings over a parsed config (values read as YAML: `7`, `true`,
+    `[42, 43]`, `null`), for one run: `topicmap build --set render.title="My map"`."""
+    data = dict(data)
+    for item in overrides:
+        key, sep, text = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"{source}: override '{item}' is not of the form section.key=value")
+        try:
+            value = yaml.safe_load(text) if text.strip() else None
+        except yaml.YAMLError:
+            value = text
+        *sections, name = key.strip().split(".")
+        target = data
+        for section in sections:
+            if not isinstance(target.get(section, {}), dict):
+                raise ConfigError(f"{source}: override '{item}': '{section}' is not a section")
+            target[section] = dict(target.get(section) or {})
+            target = target[section]
+        target[name] = value
+    return data
+
+
+def load_config(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> Config:
+    """Read and validate a config file, with `section.key=value` overrides applied."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -208,15 +227,19 @@ def load_config(path: str | Path) -> Config:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML ({' '.join(str(exc).split())})") from None
+    if overrides and isinstance(data, dict):
+        data = apply_overrides(data, overrides, str(path))
     return parse_config(data, str(path))
 
 
-def stage_params(config: Config, stage: str) -> dict:
-    """The exact parameters a stage's output depends on (its stamp's content)."""
-    if stage == "ingest":
-        return {"inputs": list(config.inputs), "ingest": config.ingest.model_dump()}
-    return {stage: getattr(config, stage).model_dump()}
+def section_params(config: Config, sections: tuple[str, ...]) -> dict:
+    """The exact parameters of a command that reads these sections (its stamp's content);
+    `inputs` stands for the list of input files."""
+    return {
+        name: list(config.inputs) if name == "inputs" else getattr(config, name).model_dump()
+        for name in sections
+    }
 
 
-def stamp_text(config: Config, stage: str) -> str:
-    return json.dumps(stage_params(config, stage), indent=2, sort_keys=True) + "\n"
+def stamp_text(config: Config, sections: tuple[str, ...]) -> str:
+    return json.dumps(section_params(config, sections), indent=2, sort_keys=True) + "\n"

@@ -1,10 +1,8 @@
-"""Stage 4, label: documents + clusters + embeddings -> topics.parquet (one row per topic).
+"""Stage label: documents + clusters + embeddings -> topics.parquet and themes.parquet.
 
-Terms: BERTopic's class-based TF-IDF over each topic's papers counts words and phrases of up to
-`max_ngram` words that never cross punctuation, an English stop word or a filler word of ML
-abstracts ("propose", "method", "results", ...), and that are not made of generic words alone
-("learning" and "models" only inside phrases such as "reinforcement learning"); maths, LaTeX,
-URLs and markup go first. BERTopic's KeyBERTInspired (closeness to the topic's papers) and
+Terms: BERTopic's class-based TF-IDF over each topic's papers counts the terms of
+`pipeline.text` (phrases of up to `max_ngram` words that never cross punctuation, stop words
+or ML filler). BERTopic's KeyBERTInspired (closeness to the topic's papers) and
 MaximalMarginalRelevance (variety) then rerank the candidates. A label is the best terms, 2 to
 `label_words` words, unique across topics.
 
@@ -15,102 +13,21 @@ from their papers; with too few topics there are fewer themes, or one level (a l
 from __future__ import annotations
 
 import logging
-import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from pipeline import tables
-from pipeline.cluster import group_topics, topic_centroids
-from pipeline.config import LabelConfig
-from pipeline.embed import embedding_texts
-from pipeline.errors import PipelineError
+from pipeline import encoder as encoders
+from pipeline import schemas, tables
+from pipeline.centroids import topic_centroids, ward_groups
+from pipeline.config import EmbedConfig, LabelConfig
+from pipeline.schemas import UNASSIGNED_LABEL
+from pipeline.text import term_analyzer, term_texts
 
 log = logging.getLogger("pipeline.label")
 
-UNASSIGNED_LABEL = "Unassigned"
 MIN_THEMES, MAX_THEMES = 8, 20
-
-# The rhetoric of ML abstracts: never part of a term or a label.
-ML_FILLER = frozenset(
-    """
-    propose proposed proposes proposing method methods approach approaches result results show
-    shows shown showing paper papers novel new existing work works study studies demonstrate
-    demonstrates demonstrated use used using uses based achieve achieves achieved
-    improve improves improved improvement improvements significantly significant experiments
-    experimental empirical empirically extensive extensively various effective effectively
-    efficiently introduce introduces introduced present presents address addresses provide
-    provides leverage leverages leveraging furthermore moreover additionally however including
-    include includes outperform outperforms outperforming baseline baselines benchmark
-    benchmarks code available github com https http www org et al le ge wide range key
-    challenge challenges challenging recent recently previous previously different well simple
-    state-of-the-art so-called well-known enable enables allow allows able paradigm aim aims
-    """.split()
-)
-# Too general to name a topic alone, yet part of phrases that do ("reinforcement learning").
-GENERIC = frozenset(
-    """
-    learning learn learned model models modeling data task tasks problem problems framework
-    performance efficient large small high low state art prior network networks neural deep
-    training train trained algorithm algorithms optimal feature features estimating generating
-    generate dataset datasets machine
-    """.split()
-)
-_LATEX_MATH = re.compile(r"\$[^$]*\$")
-_LATEX_COMMAND = re.compile(r"\\[a-zA-Z]+")
-_URL = re.compile(r"https?://\S+|www\.\S+")
-_MARKUP = re.compile(r"<[^>]{0,200}>")
-TOKEN_PATTERN = r"(?u)\b[a-zA-Z][a-zA-Z\-]*[a-zA-Z]\b"
-_WORD = re.compile(TOKEN_PATTERN)
-_PHRASE_BREAK = re.compile(r"[.,;:!?()\[\]{}\"'/|\u2018\u2019\u201c\u201d]+|\s-+\s|--+")
-
-
-def clean_for_terms(text: str) -> str:
-    """Drop maths, LaTeX commands, URLs and markup before counting terms."""
-    for pattern in (_LATEX_MATH, _URL, _MARKUP, _LATEX_COMMAND):
-        text = pattern.sub(" ", text)
-    return text
-
-
-def banned_words() -> set[str]:
-    """English stop words and ML filler: no term or label contains one."""
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-    return set(ENGLISH_STOP_WORDS | ML_FILLER)
-
-
-def stop_words() -> list[str]:
-    return sorted(banned_words())
-
-
-def phrase_terms(text: str, max_ngram: int, banned: set[str]) -> list[str]:
-    """The terms of a text: runs of words between punctuation and banned words, cut into every
-    n-gram up to `max_ngram` words, less those made only of GENERIC words."""
-    terms = []
-    for segment in _PHRASE_BREAK.split(clean_for_terms(text).lower()):
-        run: list[str] = []
-        for word in [*_WORD.findall(segment), ""]:  # "" ends the last run
-            if word and word not in banned:
-                run.append(word)
-                continue
-            for n in range(1, max_ngram + 1):
-                for i in range(len(run) - n + 1):
-                    if not GENERIC.issuperset(run[i : i + n]):
-                        terms.append(" ".join(run[i : i + n]))
-            run = []
-    return terms
-
-
-def term_analyzer(config: LabelConfig):
-    """The tokeniser of the topic terms (also the one NPMI coherence counts with)."""
-    banned = banned_words()
-    return lambda text: phrase_terms(text, config.max_ngram, banned)
-
-
-def term_texts(documents: pd.DataFrame) -> list[str]:
-    """The text terms are counted in per paper: 'Title. Abstract' without maths and markup."""
-    return [clean_for_terms(text) for text in embedding_texts(documents)]
 
 
 def _singular(word: str) -> str:
@@ -239,7 +156,7 @@ def group_terms(
         embedding_model=encoder,
         umap_model=BaseDimensionalityReduction(),
         hdbscan_model=BaseCluster(),  # the groups are given
-        vectorizer_model=CountVectorizer(analyzer=term_analyzer(config)),
+        vectorizer_model=CountVectorizer(analyzer=term_analyzer(config.max_ngram)),
         ctfidf_model=ClassTfidfTransformer(reduce_frequent_words=True),
         representation_model=steps,
         top_n_words=max(3 * wanted, 50),
@@ -300,11 +217,6 @@ def _words(label: str) -> frozenset[str]:
     return frozenset(label.replace(",", " ").lower().split())
 
 
-def label_faults(label: str) -> list[str]:
-    """The stop and filler words a label holds (none for a good label)."""
-    return sorted(_words(label) & banned_words())
-
-
 def theme_count(n_topics: int, setting: int | str) -> int:
     """Themes to form over `n_topics`: 8-20 (auto: about a quarter of the topics) or as set,
     but never more than half the topics; with fewer than 4 topics, one level (a theme each)."""
@@ -324,7 +236,7 @@ def assign_themes(vectors: np.ndarray, topics: np.ndarray, config: LabelConfig) 
         log.info("note: only %d topics, too few to group: one level (each its own theme)", len(ids))
     elif n_themes < MIN_THEMES:
         log.info("note: only %d topics: %d themes (8-20 need at least 16)", len(ids), n_themes)
-    groups = group_topics(centroids, n_themes)
+    groups = ward_groups(centroids, n_themes)
     papers = pd.Series(topics[topics >= 0]).value_counts()
     size = {g: sum(papers[t] for t, h in zip(ids, groups, strict=True) if h == g) for g in groups}
     order = sorted(set(groups.tolist()), key=lambda g: (-size[g], min(ids[groups == g])))
@@ -346,92 +258,123 @@ def representative_docs(
     return chosen
 
 
+def paper_vectors(documents: pd.DataFrame, merged: pd.DataFrame, vectors: np.ndarray) -> np.ndarray:
+    """The rows of `vectors` (documents' order) in `merged`'s order."""
+    row_of = {doc_id: i for i, doc_id in enumerate(documents["doc_id"])}
+    return np.asarray(vectors, dtype=np.float32)[[row_of[d] for d in merged["doc_id"]]]
+
+
+def theme_labels(
+    texts: list[str],
+    paper_themes: np.ndarray,
+    topic_terms: dict[int, list[str]],
+    topic_labels: dict[int, str],
+    themes: dict[int, int],
+    vectors: np.ndarray,
+    config: LabelConfig,
+    encoder=None,
+) -> tuple[dict[int, str], dict[int, list[str]]]:
+    """(theme -> label, theme -> terms). A real second level is labelled from its papers; with
+    one level a theme is its topic, with the topic's label and terms."""
+    if len(set(themes.values())) == len(themes):
+        labels = {themes[t]: topic_labels[t] for t in themes}
+        return labels, {themes.get(t, t): terms for t, terms in topic_terms.items()}
+    theme_terms = group_terms(texts, paper_themes, vectors, config, encoder)
+    assigned = {h: v for h, v in theme_terms.items() if h >= 0}
+    return unique_labels(assigned, config.label_words, "Theme"), theme_terms
+
+
+def theme_rows(
+    themes: dict[int, int],
+    labels: dict[int, str],
+    terms: dict[int, list[str]],
+    sizes: pd.Series,
+) -> pd.DataFrame:
+    """One row per theme (themes.parquet): label, terms, papers, its topics largest first; the
+    unassigned papers as theme -1 when there are any."""
+    members: dict[int, list[int]] = {}
+    for topic in sorted(themes, key=lambda t: (-sizes[t], t)):
+        members.setdefault(themes[topic], []).append(topic)
+    if schemas.UNASSIGNED in sizes.index:
+        members[schemas.UNASSIGNED] = [schemas.UNASSIGNED]
+    rows = [
+        {
+            "theme": theme,
+            "label": labels.get(theme, UNASSIGNED_LABEL),
+            "terms": terms.get(theme, []),
+            "size": int(sum(sizes[t] for t in topics)),
+            "topics": topics,
+        }
+        for theme, topics in sorted(members.items(), key=lambda item: (item[0] < 0, item[0]))
+    ]
+    return pd.DataFrame(rows, columns=schemas.THEMES.columns)
+
+
 def label_topics(
     documents: pd.DataFrame,
     clusters: pd.DataFrame,
+    vectors: np.ndarray,
     config: LabelConfig,
-    vectors: np.ndarray | None = None,
     encoder=None,
-) -> pd.DataFrame:
-    """Pure core: one row per topic with label, terms, size, a count per venue, theme and
-    theme label, and representative papers. `vectors` are the embeddings of `documents`' rows
-    (without them: one level and no representative papers); `encoder` (the embedding model)
-    enables the KeyBERTInspired + MMR reranking."""
-    merged = clusters.merge(documents, on="doc_id", how="left", validate="one_to_one")
-    if merged["abstract"].isna().any() or len(merged) != len(documents):
-        raise PipelineError("clusters do not match documents (different papers): rerun cluster")
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Pure core: (topics, themes) tables. `vectors` are the embeddings of `documents`' rows;
+    `encoder` (the embedding model) enables the KeyBERTInspired + MMR reranking."""
+    merged = tables.join_papers(documents, clusters)
     topics = merged["topic"].to_numpy()
     texts = term_texts(merged)
-    if vectors is None:
-        log.info("note: no embeddings: one level and no representative papers")
-        encoder = None
-    else:
-        row_of = {doc_id: i for i, doc_id in enumerate(documents["doc_id"])}
-        vectors = np.asarray(vectors, dtype=np.float32)[[row_of[d] for d in merged["doc_id"]]]
+    vectors = paper_vectors(documents, merged, vectors)
+    encoder = encoder if config.representation == "keybert_mmr" else None
 
     terms = group_terms(texts, topics, vectors, config, encoder)
     labels = unique_labels({t: v for t, v in terms.items() if t >= 0}, config.label_words, "Topic")
-    if vectors is None:
-        themes = {t: i for i, t in enumerate(sorted(labels))}
-    else:
-        themes = assign_themes(vectors, topics, config)
+    themes = assign_themes(vectors, topics, config)
     paper_themes = np.array([themes.get(int(t), -1) for t in topics])
-    if len(set(themes.values())) < len(themes):  # a real second level: label it from its papers
-        theme_terms = group_terms(texts, paper_themes, vectors, config, encoder)
-        theme_terms = {h: v for h, v in theme_terms.items() if h >= 0}
-        theme_labels = unique_labels(theme_terms, config.label_words, "Theme")
-    else:  # one level: a theme is its topic
-        theme_labels = {themes[t]: labels[t] for t in themes}
-    representatives = (
-        {}
-        if vectors is None
-        else representative_docs(
-            merged["doc_id"].to_numpy(), vectors, topics, config.n_representative
-        )
+    names, theme_terms = theme_labels(
+        texts, paper_themes, terms, labels, themes, vectors, config, encoder
     )
-
-    venues = sorted(merged["venue"].unique())
-    counts = pd.crosstab(merged["topic"], merged["venue"]).reindex(columns=venues, fill_value=0)
-    rows = []
-    for topic in sorted(terms):
-        theme = themes.get(topic, -1)
-        rows.append(
+    representatives = representative_docs(
+        merged["doc_id"].to_numpy(), vectors, topics, config.n_representative
+    )
+    sizes = pd.Series(topics).value_counts()
+    topic_table = pd.DataFrame(
+        [
             {
                 "topic": topic,
                 "label": labels.get(topic, UNASSIGNED_LABEL),
                 "terms": terms[topic],
-                "size": int((topics == topic).sum()),
-                **{f"count_{venue}": int(counts.loc[topic, venue]) for venue in venues},
-                "theme": theme,
-                "theme_label": theme_labels.get(theme, UNASSIGNED_LABEL),
+                "size": int(sizes[topic]),
+                "theme": themes.get(topic, schemas.UNASSIGNED),
                 "representative_docs": representatives.get(topic, []),
             }
-        )
-    return pd.DataFrame(rows)
+            for topic in sorted(terms)
+        ],
+        columns=schemas.TOPICS.columns,
+    )
+    return topic_table, theme_rows(themes, names, theme_terms, sizes)
 
 
 def run(
     config: LabelConfig,
-    documents_path: Path,
-    clusters_path: Path,
-    out_path: Path,
-    embeddings_path: Path,
+    embed_config: EmbedConfig,
+    documents: Path,
+    clusters: Path,
+    embeddings: Path,
+    topics: Path,
+    themes: Path,
 ) -> None:
-    documents = tables.read_table(documents_path, tables.DOCUMENTS)
-    clusters = tables.read_table(clusters_path, tables.CLUSTERS)
+    """`embed_config` loads the encoder (with its precision) that KeyBERTInspired embeds the
+    candidate terms with."""
     lineage = tables.stage_lineage(
-        config, documents=documents_path, clusters=clusters_path, embeddings=embeddings_path
+        config, documents=documents, clusters=clusters, embeddings=embeddings
     )
-    doc_ids, vectors = tables.read_embeddings(embeddings_path)
-    if doc_ids != documents["doc_id"].tolist():
-        raise PipelineError("embeddings do not match documents: rerun the embed stage")
+    papers = tables.read_table(documents, schemas.DOCUMENTS)
+    assigned = tables.read_table(clusters, schemas.CLUSTERS)
+    _, vectors = tables.read_embeddings(embeddings, documents=papers)
     encoder = None
     if config.representation == "keybert_mmr":
-        from pipeline.config import EmbedConfig
-        from pipeline.embed import load_encoder
-
-        encoder = load_encoder(EmbedConfig())
-    topics = label_topics(documents, clusters, config, vectors, encoder)
-    for row in topics.itertuples():
+        encoder = encoders.load_encoder(embed_config)
+    topic_table, theme_table = label_topics(papers, assigned, vectors, config, encoder)
+    for row in topic_table.itertuples():
         log.info("topic %3d  %4d papers  theme %2d  %s", row.topic, row.size, row.theme, row.label)
-    tables.write_table(topics, out_path, tables.TOPICS, lineage)
+    tables.write_table(theme_table, themes, schemas.THEMES, lineage)
+    tables.write_table(topic_table, topics, schemas.TOPICS, lineage)

@@ -3,7 +3,7 @@
 Most of their `@njit` functions are declared without `cache=True`, so every stage process
 recompiles them (tens of seconds on a 2-core machine). Turning caching on for every numba
 function defined after `enable()` stores the machine code in `.cache/numba` (NUMBA_CACHE_DIR,
-set in pipeline/__init__.py) and later processes load it instead. Functions numba cannot cache
+unless set otherwise) and later processes load it instead. Functions numba cannot cache
 (closures, dynamic globals) are compiled as before. Must run before umap, pynndescent, hdbscan
 or bertopic are imported.
 """
@@ -11,12 +11,16 @@ or bertopic are imported.
 from __future__ import annotations
 
 import functools
+import os
 import sys
+from pathlib import Path
 
 _ENABLED = False
 
 
-def enable() -> None:
+def enable(cache_dir: Path) -> None:
+    """Cache every numba function compiled from now on in `cache_dir` (the CLI calls this for
+    its own process; the Python API leaves numba as the user has it)."""
     global _ENABLED
     if _ENABLED:
         return
@@ -25,6 +29,7 @@ def enable() -> None:
         return
     import warnings
 
+    os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(cache_dir).resolve()))
     import numba
     from numba.core.errors import NumbaWarning
 

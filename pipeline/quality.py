@@ -21,17 +21,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pipeline import tables
-from pipeline.cluster import assign_topics
+from pipeline import schemas, tables
+from pipeline.cluster import assign_topics  # the one stage another may call: it reruns it
 from pipeline.config import ClusterConfig, QualityConfig
-from pipeline.embed import embedding_texts
 from pipeline.errors import PipelineError
-from pipeline.metrics import adjusted_rand_agreement, doc_term_sets, quality_figures, write_json
+from pipeline.scores import adjusted_rand_agreement, doc_term_sets, quality_figures
+from pipeline.text import banned_words, embedding_texts
 
 log = logging.getLogger("pipeline.quality")
 
 
-def stability(assignments: dict[int, np.ndarray]) -> dict:
+def seed_agreement(assignments: dict[int, np.ndarray]) -> dict:
     """Agreement between runs (seed -> topic per paper)."""
     seeds = sorted(assignments)
     agreement = adjusted_rand_agreement([assignments[s] for s in seeds])
@@ -103,7 +103,7 @@ def baseline_figures(texts: list[str], vectors: np.ndarray, seeds: list[int], ba
     figures = quality_figures(
         first.topics, None, first.terms, first.labels, first.doc_terms, banned
     )
-    agreement = stability({s: r.topics for s, r in runs.items()})
+    agreement = seed_agreement({s: r.topics for s, r in runs.items()})
     return {
         "topics": figures.pop("topics"),
         **figures,
@@ -113,30 +113,29 @@ def baseline_figures(texts: list[str], vectors: np.ndarray, seeds: list[int], ba
     }
 
 
-def _inputs(documents_path: Path, embeddings_path: Path) -> tuple[pd.DataFrame, np.ndarray]:
-    documents = tables.read_table(documents_path, tables.DOCUMENTS)
-    doc_ids, vectors = tables.read_embeddings(embeddings_path)
-    if doc_ids != documents["doc_id"].tolist():
-        raise PipelineError("embeddings do not match documents: rerun the embed stage")
-    return documents, vectors
+def _inputs(documents: Path, embeddings: Path) -> tuple[pd.DataFrame, np.ndarray]:
+    papers = tables.read_table(documents, schemas.DOCUMENTS)
+    _, vectors = tables.read_embeddings(embeddings, documents=papers)
+    return papers, vectors
 
 
 def run_stability(
     cluster_config: ClusterConfig,
     config: QualityConfig,
-    documents_path: Path,
-    embeddings_path: Path,
-    clusters_path: Path,
-    out_path: Path,
+    documents: Path,
+    embeddings: Path,
+    clusters: Path,
+    stability: Path,
 ) -> None:
-    documents, vectors = _inputs(documents_path, embeddings_path)
-    clusters = tables.read_table(clusters_path, tables.CLUSTERS)
-    if clusters["doc_id"].tolist() != documents["doc_id"].tolist():
+    tables.stage_lineage(config, documents=documents, embeddings=embeddings, clusters=clusters)
+    papers, vectors = _inputs(documents, embeddings)
+    assigned = tables.read_table(clusters, schemas.CLUSTERS)
+    if assigned["doc_id"].tolist() != papers["doc_id"].tolist():
         raise PipelineError("clusters do not match documents: rerun the cluster stage")
-    known = {cluster_config.random_state: clusters["topic"].to_numpy()}
-    runs = seed_runs(embedding_texts(documents), vectors, cluster_config, config.seeds, known)
-    figures = stability(runs)
-    write_json(figures, out_path)
+    known = {cluster_config.random_state: assigned["topic"].to_numpy()}
+    runs = seed_runs(embedding_texts(papers), vectors, cluster_config, config.seeds, known)
+    figures = seed_agreement(runs)
+    tables.write_json(figures, stability)
     log.info(
         "stability over seeds %s: ARI min %.3f, median %.3f",
         figures["seeds"],
@@ -145,16 +144,13 @@ def run_stability(
     )
 
 
-def run_baseline(
-    config: QualityConfig, documents_path: Path, embeddings_path: Path, out_path: Path
-) -> None:
-    from pipeline.label import banned_words
-
-    documents, vectors = _inputs(documents_path, embeddings_path)
-    if len(documents) < 20:
-        raise PipelineError(f"only {len(documents)} papers: too few for BERTopic's defaults")
-    figures = baseline_figures(embedding_texts(documents), vectors, config.seeds, banned_words())
-    write_json(figures, out_path)
+def run_baseline(config: QualityConfig, documents: Path, embeddings: Path, baseline: Path) -> None:
+    tables.stage_lineage(config, documents=documents, embeddings=embeddings)
+    papers, vectors = _inputs(documents, embeddings)
+    if len(papers) < 20:
+        raise PipelineError(f"only {len(papers)} papers: too few for BERTopic's defaults")
+    figures = baseline_figures(embedding_texts(papers), vectors, config.seeds, banned_words())
+    tables.write_json(figures, baseline)
     log.info(
         "baseline: %d topics; outliers %.1f%%; largest topic %.1f%%; NPMI %.3f; diversity %.2f; "
         "ARI min %.3f",

@@ -1,12 +1,12 @@
-"""The one place that reads and writes the stage tables.
+"""The one place that reads and writes the stage tables (and the stages' JSON figures).
 
-Every table has a schema checked on write and on read (missing or unexpected columns, wrong
-embedding width), and every file is written to a temporary name and renamed into place, so a
-crashed stage never leaves a half-written file that looks complete.
+Every table has a schema (`pipeline.schemas`) checked on write and on read (missing or
+unexpected columns, wrong embedding width), and every file is written to a temporary name and
+renamed into place, so a crashed stage never leaves a half-written file that looks complete.
 
 Every Parquet output also records its lineage in the file's metadata: a fingerprint of the
 config section and inputs it was built from, and the fingerprints of the tables it read. A stage
-calls `lineage(...)` on the tables it reads; it refuses tables from different builds (clusters
+calls `stage_lineage(...)` on the tables it reads; it refuses tables from different builds (clusters
 made from another documents.parquet) and returns the lineage its own output records.
 """
 
@@ -26,107 +26,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.errors import PipelineError
-
-
-@dataclass(frozen=True)
-class Schema:
-    name: str
-    fields: tuple[pa.Field, ...]
-    extra_prefix: str | None = None  # extra int columns allowed with this prefix (per-venue counts)
-    extra_type: pa.DataType = pa.int32()
-    optional: tuple[pa.Field, ...] = ()  # typed columns a table may lack (older builds, fakes)
-
-    @property
-    def columns(self) -> list[str]:
-        return [f.name for f in self.fields]
-
-    def arrow_schema(self, frame_columns: list[str]) -> pa.Schema:
-        optional = [f for f in self.optional if f.name in frame_columns]
-        known = self.columns + [f.name for f in optional]
-        extras = [c for c in frame_columns if c not in known]
-        return pa.schema(
-            list(self.fields) + optional + [pa.field(c, self.extra_type) for c in extras]
-        )
-
-
-def _f(name: str, type_: pa.DataType, nullable: bool = False) -> pa.Field:
-    return pa.field(name, type_, nullable=nullable)
-
-
-DOCUMENTS = Schema(
-    "documents",
-    (
-        _f("doc_id", pa.string()),
-        _f("venue", pa.string()),
-        _f("year", pa.int32(), nullable=True),
-        _f("title", pa.string(), nullable=True),
-        _f("abstract", pa.string()),
-        _f("source", pa.string()),
-        _f("source_id", pa.string(), nullable=True),
-        _f("url", pa.string(), nullable=True),
-    ),
-)
-REJECTED = Schema(
-    "rejected",
-    (
-        _f("source", pa.string()),
-        _f("file", pa.string()),
-        _f("record", pa.string()),
-        _f("reason", pa.string()),
-        _f("text", pa.string(), nullable=True),
-        _f("duplicate_of", pa.string(), nullable=True),
-    ),
-)
-CLUSTERS = Schema(
-    "clusters",
-    (
-        _f("doc_id", pa.string()),
-        _f("topic", pa.int32()),
-        _f("x", pa.float32()),
-        _f("y", pa.float32()),
-    ),
-    optional=(_f("raw_outlier", pa.bool_()),),  # HDBSCAN left it out (before reassignment)
-)
-TOPICS = Schema(
-    "topics",
-    (
-        _f("topic", pa.int32()),
-        _f("label", pa.string()),
-        _f("terms", pa.list_(pa.string())),
-        _f("size", pa.int32()),
-    ),
-    extra_prefix="count_",
-    optional=(
-        _f("theme", pa.int32()),  # -1 for the unassigned papers
-        _f("theme_label", pa.string()),
-        _f("representative_docs", pa.list_(pa.string())),  # doc_ids, most central first
-    ),
-)
-# The venue comparison: one row per (topic or theme, venue). z is null with a single venue.
-VENUE_TOPICS = Schema(
-    "venue_topics",
-    (
-        _f("level", pa.string()),  # "topic" or "theme"
-        _f("id", pa.int32()),
-        _f("label", pa.string()),
-        _f("venue", pa.string()),
-        _f("count", pa.int32()),
-        _f("share", pa.float64()),  # of the venue's papers
-        _f("z", pa.float64(), nullable=True),  # weighted log-odds, informative Dirichlet prior
-        _f("flag", pa.string()),  # "over", "under" or "none"
-    ),
-)
+from pipeline.schemas import Schema
 
 
 def _check_columns(schema: Schema, columns: list[str], where: str) -> None:
     missing = [c for c in schema.columns if c not in columns]
-    extra = [
-        c
-        for c in columns
-        if c not in schema.columns
-        and c not in {f.name for f in schema.optional}
-        and not (schema.extra_prefix and str(c).startswith(schema.extra_prefix))
-    ]
+    extra = [c for c in columns if c not in schema.columns]
     if missing or extra:
         parts = []
         if missing:
@@ -142,7 +47,7 @@ def _current_umask() -> int:
     return mask
 
 
-def _atomic_write(path: Path, write) -> None:
+def atomic_write(path: Path, write) -> None:
     """Write through `write(tmp_path)` to a temporary file, then rename it over `path`."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -159,11 +64,27 @@ def _atomic_write(path: Path, write) -> None:
         stale.unlink(missing_ok=True)
 
 
-atomic_write = _atomic_write  # public name, for files other than the stage tables (the cache)
-
-
 def write_text(path: str | Path, text: str) -> None:
-    _atomic_write(Path(path), lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+    atomic_write(Path(path), lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+
+
+def write_json(data: dict, path: str | Path) -> None:
+    """Figures as indented JSON (NaN is refused: write None for a missing figure)."""
+    write_text(path, json.dumps(data, indent=2, allow_nan=False) + "\n")
+
+
+def read_json(path: str | Path, name: str) -> dict:
+    """A stage's JSON figures (metrics.json, ...); a missing or broken file is one-line error."""
+    path = Path(path)
+    if not path.exists():
+        raise PipelineError(f"{path}: {name} not found (run the earlier stage first)")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise PipelineError(f"{path}: not readable JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise PipelineError(f"{path}: expected a JSON object of figures")
+    return data
 
 
 def write_table(
@@ -172,10 +93,9 @@ def write_table(
     """Validate `frame` against `schema` and write it atomically as Parquet (with `lineage`)."""
     path = Path(path)
     _check_columns(schema, list(frame.columns), str(path))
-    arrow_schema = schema.arrow_schema(list(frame.columns))
-    ordered = frame[arrow_schema.names]
+    ordered = frame[schema.columns]
     try:
-        table = pa.Table.from_pandas(ordered, schema=arrow_schema, preserve_index=False)
+        table = pa.Table.from_pandas(ordered, schema=schema.arrow, preserve_index=False)
     except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as exc:
         for field in schema.fields:
             if not field.nullable and ordered[field.name].isna().any():
@@ -184,7 +104,7 @@ def write_table(
                 ) from exc
         raise PipelineError(f"{path}: cannot write {schema.name} table ({exc})") from exc
     table = _with_lineage(table, lineage)
-    _atomic_write(path, lambda tmp: pq.write_table(table, tmp))
+    atomic_write(path, lambda tmp: pq.write_table(table, tmp))
 
 
 def _open(path: Path, schema_name: str, reader=pq.read_table):
@@ -224,11 +144,14 @@ def write_embeddings(
     column = pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)), width)
     table = pa.table({"doc_id": pa.array(doc_ids, pa.string()), "embedding": column})
     table = _with_lineage(table, lineage)
-    _atomic_write(path, lambda tmp: pq.write_table(table, tmp))
+    atomic_write(path, lambda tmp: pq.write_table(table, tmp))
 
 
-def read_embeddings(path: str | Path, width: int | None = None) -> tuple[list[str], np.ndarray]:
-    """Return (doc_ids, float32 matrix); check the width when `width` is given."""
+def read_embeddings(
+    path: str | Path, width: int | None = None, documents: pd.DataFrame | None = None
+) -> tuple[list[str], np.ndarray]:
+    """Return (doc_ids, float32 matrix); check the width when `width` is given, and that the
+    rows are `documents`' papers in their order when it is given."""
     path = Path(path)
     table = _open(path, "embeddings")
     if table.column_names != ["doc_id", "embedding"]:
@@ -243,7 +166,19 @@ def read_embeddings(path: str | Path, width: int | None = None) -> tuple[list[st
         raise PipelineError(f"{path}: embeddings are {type_.list_size} wide, expected {width}")
     flat = table.column("embedding").combine_chunks().flatten().to_numpy(zero_copy_only=False)
     vectors = flat.reshape(table.num_rows, type_.list_size)
-    return table.column("doc_id").to_pylist(), vectors
+    doc_ids = table.column("doc_id").to_pylist()
+    if documents is not None and doc_ids != documents["doc_id"].tolist():
+        raise PipelineError(f"{path}: embeddings do not match documents: rerun the embed stage")
+    return doc_ids, vectors
+
+
+def join_papers(documents: pd.DataFrame, clusters: pd.DataFrame) -> pd.DataFrame:
+    """clusters with each paper's documents columns, in clusters' order; refuses tables that do
+    not hold the same papers."""
+    merged = clusters.merge(documents, on="doc_id", how="left", validate="one_to_one")
+    if len(merged) != len(documents) or merged["abstract"].isna().any():
+        raise PipelineError("clusters do not match documents (different papers): rerun cluster")
+    return merged
 
 
 # ---------------------------------------------------------------- lineage

@@ -1,9 +1,10 @@
 """A synthetic corpus shaped like the real 2023 one, for render tests that need size, not a model.
 
-`corpus(n)` gives documents, (doc_ids, vectors), clusters and topics frames, plus optional themes,
-metrics and a venue_topics table, all seeded: papers of two venues in about 40 topics laid out as
-blobs on the map, with titles, URLs and abstracts of realistic length (the real ICLR + ICML 2023
-abstracts average 1,216 characters; these average about 1,300).
+`corpus(n)` gives every table the render stage reads, all seeded: papers of two venues in about
+40 topics (in 10 themes) laid out as blobs on the map, with titles, URLs and abstracts of
+realistic length (the real ICLR + ICML 2023 abstracts average 1,216 characters; these average
+about 1,300). Tables the pipeline derives (venue_topics, metrics) come from the producing
+stages' own cores, and every table passes its schema.
 """
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from pipeline import compare, metrics, schemas
+from pipeline.config import CompareConfig
+
 
 @dataclass
 class Corpus:
@@ -20,9 +24,9 @@ class Corpus:
     embeddings: tuple[list[str], np.ndarray]
     clusters: pd.DataFrame
     topics: pd.DataFrame
-    metrics: dict
-    baseline: dict
+    themes: pd.DataFrame
     venue_topics: pd.DataFrame
+    metrics: dict
 
 
 def _words(rng: np.random.Generator, n: int) -> list[str]:
@@ -30,9 +34,8 @@ def _words(rng: np.random.Generator, n: int) -> list[str]:
     return ["".join(rng.choice(letters, size=rng.integers(3, 11))) for _ in range(n)]
 
 
-def corpus(n: int = 3401, n_topics: int = 40, seed: int = 0, themes: bool = False) -> Corpus:
-    rng = np.random.default_rng(seed)
-    vocabulary = np.array(_words(rng, 3000))
+def _papers(rng, vocabulary, n: int, n_topics: int):
+    """(documents, vectors, clusters): papers in blobs on the map, one blob per topic."""
     venues = np.where(rng.random(n) < 1574 / 3401, "ICLR", "ICML")
     sizes = rng.dirichlet(np.full(n_topics, 3.0))
     topic = rng.choice(n_topics, size=n, p=sizes)
@@ -72,56 +75,54 @@ def corpus(n: int = 3401, n_topics: int = 40, seed: int = 0, themes: bool = Fals
             "topic": topic.astype(np.int32),
             "x": xy[:, 0].astype(np.float32),
             "y": xy[:, 1].astype(np.float32),
+            "raw_outlier": (topic < 0) | (rng.random(n) < 0.15),
         }
     )
+    return documents, vectors, clusters
+
+
+def _topic_tables(rng, vocabulary, clusters: pd.DataFrame, n_themes: int):
+    """(topics, themes) shaped like the label stage's: random terms, themes of topics."""
+    topic = clusters["topic"].to_numpy()
     ids = sorted(set(topic.tolist()))
+    sizes = pd.Series(topic).value_counts()
+    theme_of = {t: (-1 if t < 0 else t % n_themes) for t in ids}
     rows = []
     for t in ids:
-        members = topic == t
         terms = list(dict.fromkeys(rng.choice(vocabulary, size=10)))
+        members = clusters.loc[clusters["topic"] == t, "doc_id"].tolist()
         rows.append(
             {
-                "topic": np.int32(t),
-                "label": "Unassigned" if t < 0 else ", ".join(terms[:3]),
+                "topic": t,
+                "label": schemas.UNASSIGNED_LABEL if t < 0 else ", ".join(terms[:3]),
                 "terms": terms,
-                "size": np.int32(members.sum()),
-                "count_ICLR": np.int32((members & (venues == "ICLR")).sum()),
-                "count_ICML": np.int32((members & (venues == "ICML")).sum()),
+                "size": int(sizes[t]),
+                "theme": theme_of[t],
+                "representative_docs": members[:3],
             }
         )
-    topics = pd.DataFrame(rows)
-    if themes:
-        topics["theme"] = [(-1 if t < 0 else t % 10) for t in topics["topic"]]
-        topics["theme_label"] = [
-            None if t < 0 else f"theme {t % 10} words" for t in topics["topic"]
-        ]
-    totals = {v: int((venues == v).sum()) for v in ("ICLR", "ICML")}
-    venue_rows = []
-    for row in topics[topics["topic"] >= 0].itertuples():
-        p_iclr = row.count_ICLR / totals["ICLR"]
-        p_icml = row.count_ICML / totals["ICML"]
-        pooled = (row.count_ICLR + row.count_ICML) / n
-        se = np.sqrt(pooled * (1 - pooled) * (1 / totals["ICLR"] + 1 / totals["ICML"])) or 1.0
-        z = (p_iclr - p_icml) / se
-        for venue, sign in (("ICLR", 1), ("ICML", -1)):
-            venue_rows.append(
-                {"level": "topic", "id": int(row.topic), "venue": venue, "z": sign * z}
-            )
-    metrics = {
-        "n_topics": len(ids) - 1,
-        "outlier_share_raw": 0.21,
-        "outlier_share": float((topic < 0).mean()),
-        "largest_topic_share": float(np.bincount(topic[topic >= 0]).max() / n),
-        "topic_diversity": 0.86,
-        "npmi": {str(t): 0.1 for t in ids if t >= 0},
-    }
-    baseline = {"n_topics": 50, "outlier_share": 0.238, "largest_topic_share": 0.186}
-    return Corpus(
-        documents,
-        (doc_ids, vectors),
-        clusters,
-        topics,
-        metrics,
-        baseline,
-        pd.DataFrame(venue_rows),
-    )
+    theme_rows = []
+    for h in sorted(set(theme_of.values()), key=lambda h: (h < 0, h)):
+        members = [t for t in ids if theme_of[t] == h]
+        theme_rows.append(
+            {
+                "theme": h,
+                "label": schemas.UNASSIGNED_LABEL if h < 0 else f"theme {h} words",
+                "terms": list(dict.fromkeys(rng.choice(vocabulary, size=10))),
+                "size": int(sum(sizes[t] for t in members)),
+                "topics": sorted(members, key=lambda t: -sizes[t]),
+            }
+        )
+    topics = pd.DataFrame(rows, columns=schemas.TOPICS.columns)
+    return topics, pd.DataFrame(theme_rows, columns=schemas.THEMES.columns)
+
+
+def corpus(n: int = 3401, n_topics: int = 40, seed: int = 0, n_themes: int = 10) -> Corpus:
+    rng = np.random.default_rng(seed)
+    vocabulary = np.array(_words(rng, 3000))
+    documents, vectors, clusters = _papers(rng, vocabulary, n, n_topics)
+    topics, themes = _topic_tables(rng, vocabulary, clusters, n_themes)
+    venue_topics = compare.venue_table(documents, clusters, topics, themes, CompareConfig())
+    figures = metrics.build_metrics(documents, clusters, topics, themes)
+    doc_ids = documents["doc_id"].tolist()
+    return Corpus(documents, (doc_ids, vectors), clusters, topics, themes, venue_topics, figures)

@@ -1,8 +1,11 @@
-"""The command line: one-line errors with the right exit codes, Make variables and stamps."""
+"""The command line: one-line errors with the right exit codes, Make variables and stamps, the
+`topicmap` console script and its overrides."""
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -10,8 +13,11 @@ import pandas as pd
 import pytest
 from conftest import run_cli, write_config
 
-from pipeline import tables
-from pipeline.config import STAGES, ClusterConfig, load_config, stamp_text
+from pipeline import schemas, tables
+from pipeline.commands import COMMANDS
+from pipeline.config import ClusterConfig, load_config, stamp_text
+
+STAMPED = [name for name, command in COMMANDS.items() if command.sections]
 
 OLD = 1_000_000_000  # an mtime (2001) no rewrite can produce
 
@@ -64,16 +70,7 @@ def test_ingest_input_errors_are_one_line(tmp_path, content, expected_rc, expect
         path.write_text(content, encoding="utf-8")
     config = write_config(tmp_path / "c.yaml", [str(path)], tmp_path / "out")
     out = tmp_path / "out"
-    result = run_cli(
-        "ingest",
-        "--config",
-        str(config),
-        "--out",
-        str(out / "documents.parquet"),
-        "--rejected",
-        str(out / "rejected.parquet"),
-        cwd=tmp_path,
-    )
+    result = run_cli("ingest", "--config", str(config), cwd=tmp_path)  # default paths: out/
     assert result.returncode == expected_rc
     line = _single_error_line(result.stderr)
     assert line.startswith("error: " + expected.format(path=path))
@@ -90,7 +87,7 @@ def test_an_output_that_cannot_be_written_is_one_line(tmp_path):
         "ingest",
         "--config",
         str(config),
-        "--out",
+        "--documents",
         str(blocked / "documents.parquet"),
         "--rejected",
         str(blocked / "rejected.parquet"),
@@ -117,21 +114,22 @@ def test_makevars_writes_variables_and_stamps(tmp_path):
     ]
     loaded = load_config(config)
     params = out / ".params"
-    assert sorted(p.name for p in params.iterdir()) == sorted(f"{s}.json" for s in STAGES)
-    for stage in STAGES:
-        assert (params / f"{stage}.json").read_text(encoding="utf-8") == stamp_text(loaded, stage)
+    assert sorted(p.name for p in params.iterdir()) == sorted(f"{s}.json" for s in STAMPED)
+    for name in STAMPED:
+        expected = stamp_text(loaded, COMMANDS[name].sections)
+        assert (params / f"{name}.json").read_text(encoding="utf-8") == expected
 
 
 def test_stamps_rewrite_only_what_changed(tmp_path):
     out = tmp_path / "out"
     config = write_config(tmp_path / "c.yaml", ["x.txt"], out, "render:\n  title: First")
     assert run_cli("stamps", "--config", str(config), cwd=tmp_path).returncode == 0
-    stamps = {stage: out / ".params" / f"{stage}.json" for stage in STAGES}
+    stamps = {stage: out / ".params" / f"{stage}.json" for stage in STAMPED}
     for path in stamps.values():
         os.utime(path, (OLD, OLD))
 
     assert run_cli("stamps", "--config", str(config), cwd=tmp_path).returncode == 0
-    assert {s: p.stat().st_mtime for s, p in stamps.items()} == dict.fromkeys(STAGES, OLD)
+    assert {s: p.stat().st_mtime for s, p in stamps.items()} == dict.fromkeys(STAMPED, OLD)
 
     write_config(config, ["x.txt"], out, "render:\n  title: Second")
     assert run_cli("stamps", "--config", str(config), cwd=tmp_path).returncode == 0
@@ -141,10 +139,14 @@ def test_stamps_rewrite_only_what_changed(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("stage", "out_name"),
-    [("label", "topics.parquet"), ("metrics", "metrics.json"), ("compare", "venue.parquet")],
+    ("stage", "outputs"),
+    [
+        ("label", ["--topics", "topics.parquet", "--themes", "themes.parquet"]),
+        ("metrics", ["--metrics", "metrics.json"]),
+        ("compare", ["--venue-topics", "venue.parquet"]),
+    ],
 )
-def test_stage_refuses_tables_from_different_builds(tmp_path, stage, out_name):
+def test_stage_refuses_tables_from_different_builds(tmp_path, stage, outputs):
     """A stage reading documents from one build and clusters from another: one line, exit 1."""
     documents = pd.DataFrame(
         {
@@ -159,24 +161,72 @@ def test_stage_refuses_tables_from_different_builds(tmp_path, stage, out_name):
         }
     )
     old, new = tmp_path / "old.parquet", tmp_path / "documents.parquet"
-    tables.write_table(documents, old, tables.DOCUMENTS, tables.make_lineage("old", {}))
-    tables.write_table(documents, new, tables.DOCUMENTS, tables.make_lineage("new", {}))
+    tables.write_table(documents, old, schemas.DOCUMENTS, tables.make_lineage("old", {}))
+    tables.write_table(documents, new, schemas.DOCUMENTS, tables.make_lineage("new", {}))
     clusters = tmp_path / "clusters.parquet"
-    frame = pd.DataFrame({"doc_id": ["p1"], "topic": [0], "x": [0.0], "y": [0.0]})
+    frame = pd.DataFrame(
+        {"doc_id": ["p1"], "topic": [0], "x": [0.0], "y": [0.0], "raw_outlier": [False]}
+    )
     lineage = tables.stage_lineage(ClusterConfig(), documents=old)
-    tables.write_table(frame, clusters, tables.CLUSTERS, lineage)
+    tables.write_table(frame, clusters, schemas.CLUSTERS, lineage)
     config = write_config(tmp_path / "c.yaml", ["x.txt"], tmp_path)
     embeddings_lineage = tables.stage_lineage("embed", documents=new)
     vectors = np.ones((1, 384), dtype=np.float32) / np.sqrt(384)
     tables.write_embeddings(["p1"], vectors, tmp_path / "embeddings.parquet", embeddings_lineage)
     extra = []
-    if stage != "label":  # they also read topics; any table will do, the check comes first
-        extra = ["--topics", str(clusters)]
+    if stage != "label":  # they also read topics and themes; any table will do, checked first
+        extra = ["--topics", str(clusters), "--themes", str(clusters)]
+    written = [o if o.startswith("--") else str(tmp_path / o) for o in outputs]
     result = run_cli(
         stage, "--config", str(config), "--documents", str(new), "--clusters", str(clusters),
-        *extra, "--out", str(tmp_path / out_name), cwd=tmp_path,
+        *extra, *written, cwd=tmp_path,
     )  # fmt: skip
     assert result.returncode == 1, result.stderr
     line = _single_error_line(result.stderr.replace("\r", ""))
     assert line == f"error: {clusters} was built from a different {new}: rerun make"
-    assert not (tmp_path / out_name).exists()
+    for name in outputs[1::2]:
+        assert not (tmp_path / name).exists()
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        pytest.param(None, "config file not found", id="missing"),
+        pytest.param("inputs: [a.txt\n", "not valid YAML", id="broken"),
+    ],
+)
+def test_config_file_missing_or_broken_exits_2(tmp_path, content, expected):
+    config = tmp_path / "c.yaml"
+    if content is not None:
+        config.write_text(content, encoding="utf-8")
+    for args in (["build"], ["stage", "cluster"], ["cluster"]):
+        result = run_cli(*args, "--config", str(config), cwd=tmp_path)
+        assert result.returncode == 2, (args, result.stderr)
+        line = _single_error_line(result.stderr)
+        assert line.startswith(f"error: {config}: {expected}")
+
+
+def test_console_script_runs_a_stage_with_an_override(tmp_path):
+    """The installed `topicmap` script: `stage ingest` with `--set` and default paths."""
+    script = Path(sys.executable).parent / "topicmap"
+    assert script.exists(), "pip install -e . installs the topicmap console script"
+    papers = tmp_path / "papers.txt"
+    papers.write_text(
+        "A paper about sparse graph codes and how to decode them.\n\n"
+        "Another paper about diffusion models for molecule generation.\n",
+        encoding="utf-8",
+    )
+    config = write_config(tmp_path / "c.yaml", [str(papers)], tmp_path / "out")
+    override = ["--set", "ingest.venue=NeurIPS 2024"]
+    result = subprocess.run(
+        [str(script), "stage", "ingest", "--config", str(config), *override],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    documents = tables.read_table(tmp_path / "out" / "documents.parquet", schemas.DOCUMENTS)
+    assert documents["venue"].tolist() == ["NeurIPS", "NeurIPS"]
+    assert documents["year"].tolist() == [2024, 2024]
+    helped = subprocess.run([str(script), "--help"], capture_output=True, text=True, timeout=60)
+    assert helped.returncode == 0
+    for name in ["build", "stage", *COMMANDS]:
+        assert name in helped.stdout

@@ -12,9 +12,9 @@ import pytest
 from pydantic import ValidationError
 from sklearn.metrics import adjusted_rand_score
 
+from pipeline.centroids import ward_groups
 from pipeline.cluster import (
     cluster_documents,
-    group_topics,
     merge_topics,
     number_by_size,
     reassign_outliers,
@@ -225,7 +225,7 @@ def test_numbering_by_size_and_merging_similar_topics():
     vectors = _unit([[1, 0], [1, 0.1], [1, 0.2], [0, 1], [0.1, 1], [0.5, 0.5], [1, 0.05]])
     merged = merge_topics(np.array([0, 0, 1, 2, 2, -1, 1]), vectors, 2)
     assert merged[0] == merged[2] != merged[3] and merged[5] == -1  # 0 and 1 point alike
-    assert group_topics(_unit([[1, 0], [0, 1]]), 5).tolist() == [0, 1]  # fewer than asked
+    assert ward_groups(_unit([[1, 0], [0, 1]]), 5).tolist() == [0, 1]  # fewer than asked
 
 
 def test_refining_moves_papers_to_the_nearest_topic_centre_and_keeps_outliers_out():

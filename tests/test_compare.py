@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from pipeline import schemas
 from pipeline.compare import flags, log_odds_z, venue_table
 from pipeline.config import CompareConfig
 
@@ -42,37 +43,37 @@ def test_one_venue_compares_nothing():
 
 def _build(venues: list[str]):
     n = len(venues)
-    documents = pd.DataFrame({"doc_id": [f"d{i}" for i in range(n)], "venue": venues})
+    documents = pd.DataFrame(
+        {"doc_id": [f"d{i}" for i in range(n)], "venue": venues, "abstract": ["text"] * n}
+    )
     topics_of = [i % 3 - 1 for i in range(n)]  # -1, 0, 1, -1, 0, 1, ...
     clusters = pd.DataFrame({"doc_id": documents["doc_id"], "topic": topics_of})
     topics = pd.DataFrame(
-        {
-            "topic": [-1, 0, 1],
-            "label": ["Unassigned", "graphs", "transport"],
-            "theme": [-1, 0, 0],
-            "theme_label": ["Unassigned", "maths", "maths"],
-        }
+        {"topic": [-1, 0, 1], "label": ["Unassigned", "graphs", "transport"], "theme": [-1, 0, 0]}
     )
-    return documents, clusters, topics
+    themes = pd.DataFrame({"theme": [0, -1], "label": ["maths", "Unassigned"]})
+    return documents, clusters, topics, themes
 
 
 def test_venue_table_has_every_topic_and_theme_at_every_venue():
-    documents, clusters, topics = _build(["ICML", "ICLR"] * 30)
-    table = venue_table(documents, clusters, topics, CompareConfig())
-    assert list(table.columns) == ["level", "id", "label", "venue", "count", "share", "z", "flag"]
+    documents, clusters, topics, themes = _build(["ICML", "ICLR"] * 30)
+    table = venue_table(documents, clusters, topics, themes, CompareConfig(z_threshold=2.5))
+    assert list(table.columns) == schemas.VENUE_TOPICS.columns
     assert len(table[table["level"] == "topic"]) == 3 * 2
     assert len(table[table["level"] == "theme"]) == 2 * 2
     for (_level, _venue), group in table.groupby(["level", "venue"]):
         assert group["share"].sum() == pytest.approx(1.0)
         assert group["count"].sum() == 30
+        assert set(group["venue_papers"]) == {30}
+    assert set(table["z_threshold"]) == {2.5}
     theme = table[(table["level"] == "theme") & (table["id"] == 0)]
     assert theme["label"].unique().tolist() == ["maths"]
     assert set(table["flag"]) <= {"over", "under", "none"}
 
 
 def test_venue_table_with_a_single_venue_has_no_z_and_no_flags():
-    documents, clusters, topics = _build(["NeurIPS"] * 12)
-    table = venue_table(documents, clusters, topics, CompareConfig())
+    documents, clusters, topics, themes = _build(["NeurIPS"] * 12)
+    table = venue_table(documents, clusters, topics, themes, CompareConfig())
     assert table["z"].isna().all()
     assert set(table["flag"]) == {"none"}
     assert table.loc[table["level"] == "topic", "share"].sum() == pytest.approx(1.0)

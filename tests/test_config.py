@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 import yaml
 
-from pipeline.config import STAGES, Config, load_config, parse_config, stamp_text
+from pipeline.commands import COMMANDS
+from pipeline.config import Config, load_config, parse_config, stamp_text
 from pipeline.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -122,14 +124,62 @@ BASE = {"inputs": ["data/raw/*.txt"], "output_dir": "outputs"}
         pytest.param({"render": {"point_size": 9}}, {"render"}, id="render.point_size"),
         pytest.param({"inputs": ["other/*.csv"]}, {"ingest"}, id="inputs"),
         pytest.param({"ingest": {"venue": "ICML 2025"}}, {"ingest"}, id="ingest.venue"),
-        pytest.param({"embed": {"batch_size": 8}}, {"embed"}, id="embed.batch_size"),
-        pytest.param({"cluster": {"random_state": 7}}, {"cluster"}, id="cluster.random_state"),
+        # label loads the encoder with the embed section's settings
+        pytest.param({"embed": {"batch_size": 8}}, {"embed", "label"}, id="embed.batch_size"),
+        pytest.param(
+            {"cluster": {"random_state": 7}}, {"cluster", "stability"}, id="cluster.random_state"
+        ),
         pytest.param({"label": {"n_terms": 5}}, {"label"}, id="label.n_terms"),
+        pytest.param({"compare": {"z_threshold": 3.0}}, {"compare"}, id="compare.z_threshold"),
+        pytest.param({"quality": {"seeds": [1, 2]}}, {"stability", "baseline"}, id="quality.seeds"),
         pytest.param({"output_dir": "elsewhere"}, set(), id="output_dir"),
     ],
 )
-def test_stage_stamps_change_only_for_their_section(change, changed_stages):
+def test_stage_stamps_change_only_for_their_sections(change, changed_stages):
     before = parse_config(BASE)
     after = parse_config({**BASE, **change})
-    changed = {s for s in STAGES if stamp_text(before, s) != stamp_text(after, s)}
+    changed = {
+        name
+        for name, command in COMMANDS.items()
+        if stamp_text(before, command.sections) != stamp_text(after, command.sections)
+    }
     assert changed == changed_stages
+
+
+@pytest.mark.parametrize(
+    ("overrides", "expected"),
+    [
+        (["render.title=My map"], {"render": {"title": "My map"}}),
+        (["cluster.min_cluster_size=7", "label.n_terms=5"], {"cluster": {"min_cluster_size": 7}}),
+        (["quality.seeds=[1, 2]"], {"quality": {"seeds": [1, 2]}}),
+        (["cluster.max_topics=null"], {"cluster": {"max_topics": None}}),
+        (["output_dir=elsewhere"], {"output_dir": "elsewhere"}),
+    ],
+)
+def test_overrides_set_keys_for_one_run(tmp_path, overrides, expected):
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump({**BASE, "render": {"point_size": 9}}), encoding="utf-8")
+    config = load_config(path, overrides).model_dump()
+    for section, values in expected.items():
+        if isinstance(values, dict):
+            assert {k: config[section][k] for k in values} == values
+        else:
+            assert config[section] == values
+    assert config["render"]["point_size"] == 9  # the rest of the section stays
+    assert load_config(path).render.title != "My map"  # the file is unchanged
+
+
+@pytest.mark.parametrize(
+    ("override", "expected"),
+    [
+        ("render.colour=red", "unknown key 'render.colour'"),
+        ("cluster.n_components=1", "key 'cluster.n_components'"),
+        ("render.title", "is not of the form section.key=value"),
+        ("inputs.title=x", "'inputs' is not a section"),
+    ],
+)
+def test_bad_overrides_name_the_key(tmp_path, override, expected):
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(BASE), encoding="utf-8")
+    with pytest.raises(ConfigError, match=re.escape(expected)):
+        load_config(path, [override])

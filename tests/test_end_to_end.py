@@ -10,24 +10,31 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline import tables
+from pipeline import schemas, tables
 from tests.conftest import CORPORA, ROOT, run_cli, run_make, write_config
 
 pytestmark = pytest.mark.slow
 
-STAGE_FILES = ["documents.parquet", "embeddings.parquet", "clusters.parquet", "topics.parquet"]
+STAGE_FILES = [
+    "documents.parquet",
+    "embeddings.parquet",
+    "clusters.parquet",
+    "topics.parquet",
+    "themes.parquet",
+    "venue_topics.parquet",
+]
 
 
 def test_build_leaves_every_stage_file(bundled_build: Path):
-    for name in [*STAGE_FILES, "rejected.parquet", "index.html", "plotly.min.js"]:
+    for name in [*STAGE_FILES, "rejected.parquet", "metrics.json", "index.html", "map.html"]:
         assert (bundled_build / name).stat().st_size > 0, name
     assert not list(bundled_build.glob("*.tmp")), "temporary files left behind"
 
 
 def test_every_bundled_abstract_is_clustered_by_venue(bundled_build: Path):
-    documents = tables.read_table(bundled_build / "documents.parquet", tables.DOCUMENTS)
-    clusters = tables.read_table(bundled_build / "clusters.parquet", tables.CLUSTERS)
-    rejected = tables.read_table(bundled_build / "rejected.parquet", tables.REJECTED)
+    documents = tables.read_table(bundled_build / "documents.parquet", schemas.DOCUMENTS)
+    clusters = tables.read_table(bundled_build / "clusters.parquet", schemas.CLUSTERS)
+    rejected = tables.read_table(bundled_build / "rejected.parquet", schemas.REJECTED)
     assert rejected.empty
     assert len(clusters) == 76 and clusters["doc_id"].is_unique
     merged = clusters.merge(documents, on="doc_id", validate="one_to_one")
@@ -37,7 +44,7 @@ def test_every_bundled_abstract_is_clustered_by_venue(bundled_build: Path):
 
 
 def test_real_embeddings_are_unit_minilm_vectors(bundled_build: Path):
-    documents = tables.read_table(bundled_build / "documents.parquet", tables.DOCUMENTS)
+    documents = tables.read_table(bundled_build / "documents.parquet", schemas.DOCUMENTS)
     doc_ids, vectors = tables.read_embeddings(bundled_build / "embeddings.parquet", width=384)
     assert doc_ids == documents["doc_id"].tolist()
     assert vectors.dtype == np.float32 and vectors.shape == (76, 384)
@@ -53,13 +60,15 @@ def test_real_embeddings_are_unit_minilm_vectors(bundled_build: Path):
 
 
 def test_bundled_corpus_gives_several_labelled_topics(bundled_build: Path):
-    topics = tables.read_table(bundled_build / "topics.parquet", tables.TOPICS)
-    clusters = tables.read_table(bundled_build / "clusters.parquet", tables.CLUSTERS)
+    topics = tables.read_table(bundled_build / "topics.parquet", schemas.TOPICS)
+    clusters = tables.read_table(bundled_build / "clusters.parquet", schemas.CLUSTERS)
     assigned = topics[topics["topic"] >= 0]
     assert 3 <= len(assigned) <= 12
     assert assigned["label"].is_unique and assigned["label"].str.len().gt(0).all()
     assert topics["size"].sum() == 76
-    assert (topics["count_ICML"] + topics["count_ICLR"] == topics["size"]).all()
+    venues = tables.read_table(bundled_build / "venue_topics.parquet", schemas.VENUE_TOPICS)
+    counts = venues[venues["level"] == "topic"].groupby("id")["count"].sum()
+    assert counts.to_dict() == dict(zip(topics["topic"], topics["size"], strict=True))
     assert (clusters["topic"] == -1).mean() < 0.25
     for terms in assigned["terms"]:
         assert len(terms) >= 3 and "the" not in terms
@@ -80,11 +89,11 @@ def test_rebuilding_clusters_gives_identical_topics(bundled_build: Path, tmp_pat
         "--config", str(config),
         "--documents", str(bundled_build / "documents.parquet"),
         "--embeddings", str(bundled_build / "embeddings.parquet"),
-        "--out", str(out),
+        "--clusters", str(out),
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
-    first = tables.read_table(bundled_build / "clusters.parquet", tables.CLUSTERS)
-    second = tables.read_table(out, tables.CLUSTERS)
+    first = tables.read_table(bundled_build / "clusters.parquet", schemas.CLUSTERS)
+    second = tables.read_table(out, schemas.CLUSTERS)
     pd.testing.assert_frame_equal(first, second)
 
 
@@ -125,12 +134,12 @@ def test_real_corpora_ingest_all_3401_papers(tmp_path: Path):
     )
     result = run_cli(
         "ingest", "--config", str(config),
-        "--out", str(tmp_path / "out/documents.parquet"),
+        "--documents", str(tmp_path / "out/documents.parquet"),
         "--rejected", str(tmp_path / "out/rejected.parquet"),
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "total: read 3401 = kept 3401 + rejected 0" in result.stderr
-    documents = tables.read_table(tmp_path / "out/documents.parquet", tables.DOCUMENTS)
+    documents = tables.read_table(tmp_path / "out/documents.parquet", schemas.DOCUMENTS)
     assert documents["venue"].value_counts().to_dict() == {"ICML": 1828, "ICLR": 1573}
     assert documents["title"].notna().all() and documents["url"].notna().all()
     assert documents["doc_id"].is_unique

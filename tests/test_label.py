@@ -1,4 +1,4 @@
-"""Label stage: terms per topic, labels, themes, representative papers, per-venue counts."""
+"""Label stage: terms per topic, labels, themes, representative papers."""
 
 from __future__ import annotations
 
@@ -8,20 +8,25 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from pipeline import schemas
 from pipeline.config import LabelConfig
 from pipeline.errors import PipelineError
 from pipeline.label import (
-    UNASSIGNED_LABEL,
     assign_themes,
     distinct_terms,
-    label_faults,
     label_topics,
     make_label,
-    phrase_terms,
-    stop_words,
     theme_count,
     unique_labels,
 )
+from pipeline.schemas import UNASSIGNED_LABEL
+from pipeline.scores import label_faults
+from pipeline.text import banned_words
+
+
+def _faults(label: str) -> list[str]:
+    return label_faults([label], banned_words()).get(label, [])
+
 
 TRANSPORT = [
     "Optimal transport with the Wasserstein distance: we propose a Sinkhorn method for optimal "
@@ -62,6 +67,7 @@ def _clusters(doc_ids, topics) -> pd.DataFrame:
             "topic": np.asarray(topics, dtype=np.int32),
             "x": np.zeros(len(doc_ids), dtype=np.float32),
             "y": np.zeros(len(doc_ids), dtype=np.float32),
+            "raw_outlier": np.asarray(topics) < 0,
         }
     )
 
@@ -76,9 +82,17 @@ def _vectors(n: int, topics=None, seed: int = 0) -> np.ndarray:
     return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
 
 
-def _label(documents, clusters, config=None, vectors=None, encoder=None) -> pd.DataFrame:
+def _label_both(documents, clusters, config=None, vectors=None, encoder=None):
+    """(topics, themes) tables, both checked against their schemas."""
     vectors = _vectors(len(documents)) if vectors is None else vectors
-    return label_topics(documents, clusters, config or LabelConfig(), vectors, encoder)
+    topics, themes = label_topics(documents, clusters, vectors, config or LabelConfig(), encoder)
+    assert list(topics.columns) == schemas.TOPICS.columns
+    assert list(themes.columns) == schemas.THEMES.columns
+    return topics, themes
+
+
+def _label(documents, clusters, config=None, vectors=None, encoder=None) -> pd.DataFrame:
+    return _label_both(documents, clusters, config, vectors, encoder)[0]
 
 
 @pytest.fixture(scope="module")
@@ -125,40 +139,41 @@ def test_terms_are_common_phrases_and_the_phrase_wins_the_label(labelled):
 
 
 def test_themes_and_representative_papers(labelled):
-    documents, _, topics = labelled
+    documents, clusters, topics = labelled
     # two topics: too few to group, so each is its own theme (one level)
     assert _row(topics, 0)["theme"] != _row(topics, 1)["theme"]
-    assert _row(topics, 0)["theme_label"] == _row(topics, 0)["label"]
-    assert (_row(topics, -1)["theme"], _row(topics, -1)["theme_label"]) == (-1, UNASSIGNED_LABEL)
+    _, themes = _label_both(documents, clusters)
+    by_theme = themes.set_index("theme")
+    assert by_theme.loc[_row(topics, 0)["theme"], "label"] == _row(topics, 0)["label"]
+    assert list(by_theme.loc[_row(topics, 0)["theme"], "terms"]) == list(_row(topics, 0)["terms"])
+    assert _row(topics, -1)["theme"] == -1 and by_theme.loc[-1, "label"] == UNASSIGNED_LABEL
     assert sorted(_row(topics, 0)["representative_docs"]) == ["p0", "p1", "p2"]
     assert list(_row(topics, -1)["representative_docs"]) == []
 
 
-def test_venue_counts_sum_to_size(labelled):
-    _, _, topics = labelled
-    assert sorted(c for c in topics.columns if c.startswith("count_")) == [
-        "count_ICLR",
-        "count_ICML",
-    ]
-    expected = {-1: (0, 1, 1), 0: (1, 2, 3), 1: (2, 1, 3)}  # ICLR, ICML, size
-    for topic, (iclr, icml, size) in expected.items():
-        row = _row(topics, topic)
-        assert (row["count_ICLR"], row["count_ICML"], row["size"]) == (iclr, icml, size)
-    assert (topics["count_ICLR"] + topics["count_ICML"]).tolist() == topics["size"].tolist()
+def test_theme_rows_hold_their_topics_and_papers(labelled):
+    documents, clusters, topics = labelled
+    _, themes = _label_both(documents, clusters)
+    assert themes["theme"].tolist() == [0, 1, -1]  # assigned themes first, by number
+    assert themes["size"].sum() == len(documents)
+    for row in themes.itertuples():
+        members = topics[topics["theme"] == row.theme]
+        assert sorted(row.topics) == sorted(members["topic"])
+        assert row.size == members["size"].sum()
 
 
 def test_terms_hold_no_stop_words_filler_latex_or_urls(labelled):
     documents, clusters, _ = labelled
     config = LabelConfig(n_terms=50, min_term_share=0.0)  # every term, not the top 10
     topics = _label(documents, clusters, config)
-    banned = set(stop_words())
+    banned = banned_words()
     assert {"the", "propose", "method", "we", "code"} <= banned
     words = {w for terms in topics["terms"] for term in terms for w in term.split()}
     assert words, "expected some terms"
     assert not words & banned
     for leaked in ("alpha", "textit", "https", "github", "someone", "otcode", "graphsite", "www"):
         assert leaked not in words, f"{leaked!r} leaked into the terms"
-    assert not any(label_faults(label) for label in topics["label"])
+    assert not any(_faults(label) for label in topics["label"])
 
 
 def test_identical_vocabularies_still_get_unique_labels():
@@ -191,20 +206,6 @@ def test_hyphenated_filler_is_not_a_term():
 
 
 # --- terms and labels ----------------------------------------------------------------------
-
-
-def test_phrases_never_cross_punctuation_stop_or_filler_words():
-    banned = set(stop_words())
-    text = "We propose optimal transport of measures; deep reinforcement learning, with $x$ agents."
-    terms = phrase_terms(text, 3, banned)
-    assert {"optimal transport", "reinforcement learning", "deep reinforcement learning"} <= set(
-        terms
-    )
-    assert "transport measures" not in terms  # "of" breaks the phrase
-    assert "measures deep" not in terms  # so does the semicolon
-    # generic words count only inside a phrase with a specific word
-    assert not {"learning", "deep", "deep learning", "propose", "x"} & set(terms)
-    assert phrase_terms("Learning models from data.", 3, banned) == []
 
 
 def test_distinct_terms_drop_words_and_plurals_a_better_term_says():
@@ -254,19 +255,6 @@ def test_unique_labels_fall_back_to_later_terms_then_to_a_name():
     assert labels[0] == "optimal transport, sinkhorn"
     assert labels[1] == "entropic regularization, barycenters"  # no term said twice
     assert labels[2] == "Topic 2" and labels[3] == "Topic 3"
-
-
-@pytest.mark.parametrize(
-    ("label", "faults"),
-    [
-        ("optimal transport, sinkhorn", []),
-        ("reinforcement learning", []),
-        ("novel methods for graphs", ["for", "methods", "novel"]),
-        ("the results", ["results", "the"]),
-    ],
-)
-def test_label_faults_are_stop_and_filler_words(label, faults):
-    assert label_faults(label) == faults
 
 
 # --- themes --------------------------------------------------------------------------------
@@ -326,12 +314,13 @@ def test_many_topics_get_labelled_themes():
             topics_of.append(topic)
     documents = _documents(abstracts, ["ICML", "ICLR"] * 24)
     vectors = _vectors(len(abstracts), np.array(topics_of) // 2)  # topics 2k, 2k+1 lie close
-    topics = _label(documents, _clusters(documents["doc_id"], topics_of), vectors=vectors)
-    assert topics["theme"].nunique() == 8
-    assert topics.groupby("theme")["theme_label"].nunique().eq(1).all()
-    assert topics.drop_duplicates("theme")["theme_label"].is_unique
+    clusters = _clusters(documents["doc_id"], topics_of)
+    topics, themes = _label_both(documents, clusters, vectors=vectors)
+    assert topics["theme"].nunique() == 8 and len(themes) == 8
+    assert themes["label"].is_unique
+    theme_label = dict(zip(themes["theme"], themes["label"], strict=True))
     for row in topics.itertuples():  # a theme is named by what its two topics share
-        assert words[row.topic // 2] in row.theme_label, row
+        assert words[row.topic // 2] in theme_label[row.theme], row
 
 
 # --- the KeyBERTInspired + MMR path, with a stand-in embedding model -----------------------
@@ -361,7 +350,7 @@ def test_keybert_and_mmr_rerank_the_common_terms(labelled, hashing_encoder):
         reranked, original = _row(topics, topic)["terms"], _row(plain, topic)["terms"]
         assert reranked and set(reranked) <= set(original)  # reordered, never invented
     assert topics["label"].is_unique
-    assert not any(label_faults(label) for label in topics["label"])
+    assert not any(_faults(label) for label in topics["label"])
 
 
 def test_mmr_diversity_changes_which_terms_are_kept(labelled, hashing_encoder):
@@ -378,12 +367,11 @@ def test_mmr_diversity_changes_which_terms_are_kept(labelled, hashing_encoder):
     assert similar != varied  # MMR picks among more candidates than it keeps
 
 
-def test_without_embeddings_one_level_and_no_representative_papers(labelled):
-    documents, clusters, with_vectors = labelled
-    topics = label_topics(documents, clusters, LabelConfig())
-    assert topics["label"].tolist() == with_vectors["label"].tolist()
-    assert topics["theme"].tolist() == [-1, 0, 1]
-    assert topics["representative_docs"].map(len).eq(0).all()
+def test_ctfidf_representation_leaves_the_encoder_unused(labelled, hashing_encoder):
+    documents, clusters, plain = labelled
+    config = LabelConfig(representation="ctfidf")
+    topics = _label(documents, clusters, config, encoder=hashing_encoder)
+    pd.testing.assert_frame_equal(topics, plain)
 
 
 def test_ten_papers_still_complete():
@@ -393,5 +381,5 @@ def test_ten_papers_still_complete():
     topics = _label(documents, _clusters(documents["doc_id"], [0] * 10))
     assert topics["topic"].tolist() == [0]
     assert topics["theme"].tolist() == [0]
-    assert topics["label"].iloc[0] and not label_faults(topics["label"].iloc[0])
+    assert topics["label"].iloc[0] and not _faults(topics["label"].iloc[0])
     assert len(topics["representative_docs"].iloc[0]) == LabelConfig().n_representative

@@ -1,93 +1,11 @@
-"""Quality figures: NPMI, diversity, outlier and size shares, agreement between runs, labels."""
+"""Metrics stage: a build's quality figures from its tables."""
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline.label import banned_words
-from pipeline.metrics import (
-    adjusted_rand_agreement,
-    assignment_figures,
-    build_metrics,
-    label_faults,
-    npmi_coherence,
-    npmi_pair,
-    topic_diversity,
-)
-
-# Four documents: a and b together twice, a alone once, c alone once.
-DOCS = [{"a", "b"}, {"a", "b"}, {"a"}, {"c"}]
-
-
-def test_npmi_of_a_hand_computed_pair():
-    # p(a) = 3/4, p(b) = 2/4, p(a, b) = 2/4: log(0.5 / 0.375) / -log(0.5)
-    expected = math.log(0.5 / 0.375) / -math.log(0.5)
-    assert npmi_pair(3, 2, 2, 4) == pytest.approx(expected)
-    assert npmi_coherence([["a", "b"]], DOCS) == [pytest.approx(expected)]
-
-
-def test_npmi_bounds_never_together_always_together_and_short_lists():
-    assert npmi_pair(2, 1, 0, 4) == -1.0  # never in the same document
-    assert npmi_pair(4, 4, 4, 4) == 1.0  # in every document
-    assert npmi_pair(2, 2, 2, 4) == pytest.approx(1.0)  # always together
-    # a list's score is the mean over its pairs; pairs with c never meet
-    (score,) = npmi_coherence([["a", "b", "c"]], DOCS)
-    assert score == pytest.approx((npmi_pair(3, 2, 2, 4) - 1 - 1) / 3)
-    assert math.isnan(npmi_coherence([["a"]], DOCS)[0])  # one term: no pair
-    assert npmi_coherence([["a", "b", "c"]], DOCS, top_n=2) == npmi_coherence([["a", "b"]], DOCS)
-
-
-def test_topic_diversity_counts_unique_terms():
-    assert topic_diversity([["a", "b"], ["c", "d"]]) == 1.0
-    assert topic_diversity([["a", "b"], ["a", "c"]]) == 0.75
-    assert topic_diversity([list("abcdefghijkl"), list("abcdefghijkl")], top_n=10) == 0.5
-    assert math.isnan(topic_diversity([]))
-
-
-def test_assignment_figures_raw_and_final_outliers_and_largest_topic():
-    topics = np.array([0, 0, 0, 1, 1, -1, 2, 2, 2, 2])
-    raw_outlier = np.array([0, 1, 0, 0, 1, 1, 0, 0, 0, 0], dtype=bool)
-    figures = assignment_figures(topics, raw_outlier)
-    assert figures == {
-        "papers": 10,
-        "topics": 3,
-        "outlier_share_raw": 0.3,
-        "outlier_share_final": 0.1,
-        "largest_topic_share": 0.4,
-    }
-    # without reassignment, the raw share is the final one
-    assert assignment_figures(topics)["outlier_share_raw"] == 0.1
-
-
-def test_agreement_is_one_for_relabelled_runs_and_lower_when_they_differ():
-    first = np.array([0, 0, 1, 1, 2, 2, -1])
-    relabelled = np.array([5, 5, 3, 3, 1, 1, -1])
-    assert adjusted_rand_agreement([first, relabelled])["ari_min"] == pytest.approx(1.0)
-    moved = np.array([0, 0, 1, 1, 1, 2, 2])
-    result = adjusted_rand_agreement([first, relabelled, moved])
-    assert result["runs"] == 3
-    # pairs: (first, relabelled) agree fully; both differ from `moved` alike
-    assert result["ari_min"] == pytest.approx(result["ari_median"])
-    assert 0 < result["ari_min"] < 1
-    assert adjusted_rand_agreement([first]) == {"runs": 1}
-
-
-@pytest.mark.parametrize(
-    ("label", "faults"),
-    [
-        ("optimal transport, wasserstein", []),
-        ("reinforcement learning", []),  # generic words inside a phrase are allowed
-        ("a novel method for graphs", ["a", "for", "method", "novel"]),
-        ("3_networks_the_of_gradient", ["of", "the"]),  # BERTopic's default label
-    ],
-)
-def test_label_faults_name_stop_and_filler_words(label, faults):
-    found = label_faults([label], banned_words())
-    assert found.get(label, []) == faults
+from pipeline.metrics import build_metrics
 
 
 def test_build_metrics_on_a_tiny_build():
@@ -119,17 +37,26 @@ def test_build_metrics_on_a_tiny_build():
             "terms": [["quantum"], ["optimal transport", "sinkhorn"], ["graph neural networks"]],
             "size": [1, 2, 1],
             "theme": [-1, 0, 0],
+            "representative_docs": [[], ["d0"], ["d2"]],
         }
     )
-    analyzer = lambda text: text.lower().replace(".", "").split()  # noqa: E731
-    stability = {"ari_min": 0.9, "ari_median": 0.95, "seeds": "1, 2"}
-    figures = build_metrics(documents, clusters, topics, analyzer, banned_words(), stability)
+    themes = pd.DataFrame(
+        {
+            "theme": [0, -1],
+            "label": ["maths", "Unassigned"],
+            "terms": [["optimal transport"], ["quantum"]],
+            "size": [3, 1],
+            "topics": [[0, 1], [-1]],
+        }
+    )
+    figures = build_metrics(documents, clusters, topics, themes)
     assert figures["topics"] == 2 and figures["themes"] == 1
     assert figures["outlier_share_raw"] == 0.5 and figures["outlier_share_final"] == 0.25
     assert figures["largest_topic_share"] == 0.5
     assert figures["topic_diversity"] == 1.0
     assert figures["labels_unique"] and figures["labels_with_stop_or_filler_words"] == 0
-    assert figures["stability"] == {"ari_min": 0.9, "ari_median": 0.95}
-    # "optimal transport" is not a single token of this analyzer: the pair never co-occurs
+    assert "stability" not in figures  # stability.json goes to the report itself
+    # counted with the label stage's tokeniser: both papers of topic 0 hold both its terms
     assert [row["topic"] for row in figures["npmi_by_topic"]] == [0, 1]
+    assert figures["npmi_by_topic"][0]["npmi"] == pytest.approx(1.0)
     assert figures["npmi_by_topic"][1]["npmi"] is None  # one term: no pair to score

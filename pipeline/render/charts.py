@@ -1,0 +1,145 @@
+"""The report's venue comparison: a plotly dot plot of each topic's (or theme's) share of each
+venue's papers, from venue_topics.parquet's rows. The figure goes to the page as JSON data that
+report.js draws with Plotly.newPlot."""
+
+from __future__ import annotations
+
+import html
+import json
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from pipeline.render.colours import venue_colour
+
+
+def plotly_text(text: str) -> str:
+    """Escape text for plotly labels, which render a subset of HTML. plotly decodes &lt; &gt;
+    &amp; but not &quot;, so quotes stay as they are (they are harmless outside attributes)."""
+    return html.escape(str(text), quote=False)
+
+
+def comparison_order(rows: pd.DataFrame) -> list[int]:
+    """Ids, top row first: with two venues by the difference of their shares (first venue's
+    over-representation on top); with more, by the spread (largest first); with one, by share."""
+    pivot = rows.pivot(index="id", columns="venue", values="share").sort_index()
+    venues = list(dict.fromkeys(rows["venue"]))
+    if len(venues) == 2:
+        key = pivot[venues[0]] - pivot[venues[1]]
+    elif len(venues) > 2:
+        key = pivot.max(axis=1) - pivot.min(axis=1)
+    else:
+        key = pivot[venues[0]] if venues else pd.Series(dtype=float)
+    return [int(i) for i in sorted(key.index, key=lambda i: (-key[i], i))]
+
+
+def _hover(row: dict) -> str:
+    # plotly's hover labels are its own small subset of HTML: <b> and <br> lay out the text,
+    # which is escaped by plotly_text
+    text = (
+        f"<b>{plotly_text(row['label'])}</b><br>{plotly_text(row['venue'])}: {row['count']:,} of "
+        f"{row['venue_papers']:,} papers ({100 * row['share']:.1f}%)"
+    )
+    if pd.notna(row["z"]):
+        text += f"<br>z = {row['z']:+.1f}"
+    if row["flag"] != "none":
+        text += f", {row['flag']}-represented"
+    return text
+
+
+def _range_lines(rows: pd.DataFrame, order: list[int], position: dict, marked: set) -> list:
+    """A line per row from its lowest to its highest share (none with one venue), the marked
+    rows' darker."""
+    traces = []
+    several = rows["venue"].nunique() >= 2
+    for significant in (False, True):
+        xs, ys = [], []
+        for i in order:
+            if (i in marked) != significant or not several:
+                continue
+            values = 100 * rows.loc[rows["id"] == i, "share"]
+            xs += [round(float(values.min()), 3), round(float(values.max()), 3), None]
+            ys += [position[i], position[i], None]
+        line = {"color": "#59636e" if significant else "#d0d5db", "width": 3}
+        traces.append(
+            go.Scatter(x=xs, y=ys, mode="lines", line=line, hoverinfo="skip", showlegend=False)
+        )
+    return traces
+
+
+def _venue_dots(rows: pd.DataFrame, position: dict) -> list:
+    """A trace of dots per venue; a flagged cell's dot larger and outlined."""
+    traces = []
+    for k, venue in enumerate(dict.fromkeys(rows["venue"])):
+        cells = rows[rows["venue"] == venue].to_dict("records")
+        flagged = [r["flag"] != "none" for r in cells]
+        traces.append(
+            go.Scatter(
+                x=[round(100 * r["share"], 3) for r in cells],
+                y=[position[r["id"]] for r in cells],
+                mode="markers",
+                name=plotly_text(venue),
+                marker={
+                    "color": venue_colour(k),
+                    "size": [13 if f else 10 for f in flagged],
+                    "line": {"color": "#111", "width": [2 if f else 0 for f in flagged]},
+                },
+                text=[_hover(r) for r in cells],
+                hovertemplate="%{text}<extra></extra>",
+            )
+        )
+    return traces
+
+
+def venue_chart(rows: pd.DataFrame, what: str = "topic") -> go.Figure:
+    """Dot plot of each topic's (or theme's) share of each venue's papers, one row per topic,
+    rows sorted by how differently the venues cover them; a venue's dot is outlined, the row's
+    line darkened and its label bold where venue_topics flags the difference. `rows`: one
+    level's venue_topics rows."""
+    order = comparison_order(rows)
+    position = {i: len(order) - 1 - p for p, i in enumerate(order)}  # first id on top
+    marked = {int(i) for i in rows.loc[rows["flag"] != "none", "id"]}
+    labels = dict(zip(rows["id"], rows["label"], strict=False))
+    fig = go.Figure(_range_lines(rows, order, position, marked) + _venue_dots(rows, position))
+    if marked:
+        fig.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                name="significant difference",
+                marker={"color": "#fff", "size": 12, "line": {"color": "#111", "width": 2}},
+            )
+        )
+    ticktext = [  # bold (plotly's <b>) for the marked rows
+        f"<b>{plotly_text(labels[i])}</b>" if i in marked else plotly_text(labels[i]) for i in order
+    ]
+    fig.update_layout(
+        height=max(260, 24 * len(order) + 110),
+        margin={"l": 10, "r": 20, "t": 60, "b": 20},
+        plot_bgcolor="#fff",
+        xaxis={
+            "title": {"text": f"share of the venue's papers in the {what} (%)"},
+            "side": "top",
+            "gridcolor": "#eceef1",
+            "zeroline": False,
+            "rangemode": "tozero",
+        },
+        yaxis={
+            "tickvals": [position[i] for i in order],
+            "ticktext": ticktext,
+            "automargin": True,
+            "gridcolor": "#f3f4f6",
+            "range": [-0.7, len(order) - 0.3],
+            "fixedrange": True,
+        },
+        legend={"orientation": "h", "x": 0, "y": -0.02, "yanchor": "top"},
+        hoverlabel={"align": "left"},
+        font={"family": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif"},
+    )
+    return fig
+
+
+def figure_data(fig: go.Figure) -> dict:
+    """The figure as plain JSON data ({"data": [...], "layout": {...}}) for Plotly.newPlot."""
+    return json.loads(fig.to_json())

@@ -1,0 +1,203 @@
+"""What the pages show, as plain data: the papers' frame, the theme level, the map's JSON data and
+the summary figures. Venue figures are read from venue_topics.parquet, theme figures from
+themes.parquet; nothing here recomputes what a stage table already holds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from pipeline import tables
+from pipeline.config import RenderConfig
+from pipeline.errors import PipelineError
+from pipeline.render.colours import topic_colour, venue_colour
+from pipeline.schemas import UNASSIGNED
+
+
+def short_title(title: str | None, abstract: str, n_words: int) -> str:
+    """The title, or the abstract's opening words (with an ellipsis when cut); plain text."""
+    if isinstance(title, str) and title.strip():
+        return title.strip()
+    words = abstract.split()
+    return " ".join(words[:n_words]) + (" …" if len(words) > n_words else "")
+
+
+def web_url(url: object) -> str | None:
+    """The URL when it is an http(s) address, else None (no javascript: or data: links)."""
+    if isinstance(url, str) and url.strip().lower().startswith(("http://", "https://")):
+        return url.strip()
+    return None
+
+
+def _r3(value: float) -> float:
+    return round(float(value), 3)
+
+
+def paper_frame(
+    documents: pd.DataFrame, clusters: pd.DataFrame, topics: pd.DataFrame
+) -> pd.DataFrame:
+    """One row per paper, ordered by doc_id: its documents columns, topic and x, y."""
+    frame = tables.join_papers(documents, clusters)
+    missing = set(frame["topic"]) - set(topics["topic"])
+    if missing:
+        raise PipelineError(f"topics table lacks topic(s) {sorted(missing)}: rerun label")
+    return frame.sort_values("doc_id", ignore_index=True)
+
+
+def paper_vectors(frame: pd.DataFrame, doc_ids: list[str], vectors: np.ndarray) -> np.ndarray:
+    """The embedding rows of the frame's papers, in the frame's order."""
+    position = {doc_id: i for i, doc_id in enumerate(doc_ids)}
+    missing = [d for d in frame["doc_id"] if d not in position]
+    if missing:
+        raise PipelineError(
+            f"embeddings lack {len(missing)} clustered paper(s), e.g. {missing[0]}: rerun make"
+        )
+    return np.asarray(vectors)[[position[d] for d in frame["doc_id"]]]
+
+
+def theme_level(themes: pd.DataFrame) -> pd.DataFrame | None:
+    """The themes the pages show (the unassigned group left out), or None when there is no
+    separate theme level: every theme then holds exactly one topic, its own."""
+    named = themes[themes["theme"] >= 0].reset_index(drop=True)
+    if not any(len(members) > 1 for members in named["topics"]):
+        return None
+    return named
+
+
+def theme_of_topic(themes: pd.DataFrame | None) -> dict[int, int]:
+    """topic -> its theme, for the topics in a shown theme (empty without a theme level)."""
+    if themes is None:
+        return {}
+    return {int(t): int(row.theme) for row in themes.itertuples() for t in row.topics}
+
+
+def venues_of(venue_topics: pd.DataFrame) -> list[str]:
+    """The venues, sorted: the order of the map's panels and of the report's columns."""
+    return sorted(venue_topics["venue"].unique())
+
+
+def level_rows(venue_topics: pd.DataFrame, level: str) -> pd.DataFrame:
+    """venue_topics' rows of one level ("topic" or "theme"), the unassigned group included."""
+    return venue_topics[venue_topics["level"] == level].reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The figures of the pages' summary sentence and cards."""
+
+    papers: int
+    venue_papers: list[tuple[str, int]]  # (venue, its papers), sorted by venue
+    topics: int
+    themes: int | None  # None: no theme level
+    unassigned: int
+
+    @property
+    def unassigned_share(self) -> float:
+        return self.unassigned / self.papers if self.papers else 0.0
+
+
+def summarise(
+    frame: pd.DataFrame,
+    topics: pd.DataFrame,
+    themes: pd.DataFrame | None,
+    venue_topics: pd.DataFrame,
+) -> Summary:
+    """Papers (per venue from venue_topics), topics, themes and unassigned papers (from the
+    topics table's sizes)."""
+    rows = level_rows(venue_topics, "topic").drop_duplicates("venue")
+    totals = dict(zip(rows["venue"], rows["venue_papers"], strict=True))
+    unassigned = topics.loc[topics["topic"] == UNASSIGNED, "size"]
+    return Summary(
+        papers=len(frame),
+        venue_papers=[(v, int(totals[v])) for v in venues_of(venue_topics)],
+        topics=int((topics["topic"] >= 0).sum()),
+        themes=None if themes is None else len(themes),
+        unassigned=int(unassigned.sum()),
+    )
+
+
+# fixed ranges rather than plotly's autorange, so every venue's panel has the same coordinates
+def _axis_range(values: pd.Series) -> list[float]:
+    low, high = float(values.min()), float(values.max())
+    pad = 0.06 * (high - low) if high > low else 1.0
+    return [_r3(low - pad), _r3(high + pad)]
+
+
+def _topic_entries(
+    frame: pd.DataFrame, topics: pd.DataFrame, theme_of: dict[int, int]
+) -> list[dict]:
+    """The map's topics (those holding papers), assigned first: label, colour, size, theme and
+    centre (the median of its papers)."""
+    centres = frame.groupby("topic")[["x", "y"]].median()
+    drawn = topics[topics["topic"].isin(centres.index)]
+    ordered = sorted(drawn.itertuples(), key=lambda row: (row.topic < 0, row.topic))
+    return [
+        {
+            "id": int(row.topic),
+            "label": str(row.label),
+            "colour": topic_colour(int(row.topic)),
+            "size": int(row.size),
+            "theme": theme_of.get(int(row.topic)),
+            "x": _r3(centres.loc[row.topic, "x"]),
+            "y": _r3(centres.loc[row.topic, "y"]),
+        }
+        for row in ordered
+    ]
+
+
+def _theme_entries(frame: pd.DataFrame, themes: pd.DataFrame | None) -> list[dict]:
+    """The map's themes: label, size and centre (the median of its papers)."""
+    entries = []
+    for row in [] if themes is None else themes.itertuples():
+        members = frame[frame["topic"].isin(list(row.topics))]
+        if members.empty:
+            continue
+        entries.append(
+            {
+                "id": int(row.theme),
+                "label": str(row.label),
+                "size": int(row.size),
+                "x": _r3(members["x"].median()),
+                "y": _r3(members["y"].median()),
+            }
+        )
+    return entries
+
+
+def map_data(
+    frame: pd.DataFrame,
+    topics: pd.DataFrame,
+    themes: pd.DataFrame | None,
+    neighbours: np.ndarray,
+    similarities: np.ndarray,
+    config: RenderConfig,
+) -> dict:
+    """What map.js draws. Each paper appears once, in columns (one list per field), so the page
+    stays small: 3,401 papers with abstracts take about 5 MB."""
+    venues = sorted(frame["venue"].unique())
+    venue_index = {v: i for i, v in enumerate(venues)}
+    titles = [t if isinstance(t, str) and t.strip() else None for t in frame["title"]]
+    return {
+        "venues": venues,
+        "venue_colours": [venue_colour(i) for i in range(len(venues))],
+        "point_size": config.point_size,
+        "hover_words": config.hover_words,
+        "x_range": _axis_range(frame["x"]),
+        "y_range": _axis_range(frame["y"]),
+        "topics": _topic_entries(frame, topics, theme_of_topic(themes)),
+        "themes": _theme_entries(frame, themes),
+        "papers": {
+            "id": frame["doc_id"].tolist(),
+            "title": titles,
+            "venue": [venue_index[v] for v in frame["venue"]],
+            "topic": [int(t) for t in frame["topic"]],
+            "x": [_r3(v) for v in frame["x"]],
+            "y": [_r3(v) for v in frame["y"]],
+            "abstract": frame["abstract"].tolist(),
+            "url": [web_url(u) for u in frame["url"]],
+            "nn": np.asarray(neighbours).tolist(),
+            "nn_sim": [[_r3(s) for s in row] for row in np.asarray(similarities)],
+        },
+    }

@@ -1,0 +1,108 @@
+"""The tables the stages meet through: one fixed schema per table, checked on every read and
+write by `pipeline.tables`. No column is optional and none is added per build."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+# The group of the papers no topic took (topic -1, theme -1), in every table and page.
+UNASSIGNED = -1
+UNASSIGNED_LABEL = "Unassigned"
+
+
+@dataclass(frozen=True)
+class Schema:
+    name: str
+    fields: tuple[pa.Field, ...]
+
+    @property
+    def columns(self) -> list[str]:
+        return [f.name for f in self.fields]
+
+    @property
+    def arrow(self) -> pa.Schema:
+        return pa.schema(list(self.fields))
+
+
+def _f(name: str, type_: pa.DataType, nullable: bool = False) -> pa.Field:
+    return pa.field(name, type_, nullable=nullable)
+
+
+# ingest: one row per paper kept
+DOCUMENTS = Schema(
+    "documents",
+    (
+        _f("doc_id", pa.string()),
+        _f("venue", pa.string()),
+        _f("year", pa.int32(), nullable=True),
+        _f("title", pa.string(), nullable=True),
+        _f("abstract", pa.string()),
+        _f("source", pa.string()),  # "<file>:<record>"
+        _f("source_id", pa.string(), nullable=True),
+        _f("url", pa.string(), nullable=True),
+    ),
+)
+# ingest: the ledger, one row per record not kept
+REJECTED = Schema(
+    "rejected",
+    (
+        _f("source", pa.string()),
+        _f("file", pa.string()),
+        _f("record", pa.string()),
+        _f("reason", pa.string()),
+        _f("text", pa.string(), nullable=True),
+        _f("duplicate_of", pa.string(), nullable=True),
+    ),
+)
+# cluster: one row per paper
+CLUSTERS = Schema(
+    "clusters",
+    (
+        _f("doc_id", pa.string()),
+        _f("topic", pa.int32()),  # -1: unassigned
+        _f("x", pa.float32()),
+        _f("y", pa.float32()),
+        _f("raw_outlier", pa.bool_()),  # HDBSCAN left it out (before reassignment)
+    ),
+)
+# label: one row per topic (-1 included when papers are unassigned)
+TOPICS = Schema(
+    "topics",
+    (
+        _f("topic", pa.int32()),
+        _f("label", pa.string()),
+        _f("terms", pa.list_(pa.string())),  # best first
+        _f("size", pa.int32()),
+        _f("theme", pa.int32()),  # -1 for the unassigned papers
+        _f("representative_docs", pa.list_(pa.string())),  # doc_ids, most central first
+    ),
+)
+# label: one row per theme, a group of topics (-1 included when papers are unassigned)
+THEMES = Schema(
+    "themes",
+    (
+        _f("theme", pa.int32()),
+        _f("label", pa.string()),
+        _f("terms", pa.list_(pa.string())),
+        _f("size", pa.int32()),
+        _f("topics", pa.list_(pa.int32())),  # its topics, largest first
+    ),
+)
+# compare: one row per (topic or theme, venue). z is null with a single venue.
+VENUE_TOPICS = Schema(
+    "venue_topics",
+    (
+        _f("level", pa.string()),  # "topic" or "theme"
+        _f("id", pa.int32()),
+        _f("label", pa.string()),
+        _f("venue", pa.string()),
+        _f("count", pa.int32()),
+        _f("share", pa.float64()),  # of the venue's papers
+        _f("z", pa.float64(), nullable=True),  # weighted log-odds, informative Dirichlet prior
+        _f("flag", pa.string()),  # "over", "under" or "none"
+        _f("venue_papers", pa.int32()),  # the venue's papers, unassigned included
+        _f("z_threshold", pa.float64()),  # the |z| that flags a cell
+    ),
+)

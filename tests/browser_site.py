@@ -1,0 +1,198 @@
+"""Helpers of the browser tests (test_browser_*.py): pages opened offline in headless Chromium
+with every request outside their folder aborted and recorded, sites written from the render
+stage's core, and a site made of hostile text."""
+
+from __future__ import annotations
+
+import shutil
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from pipeline import compare, metrics, render
+from pipeline.config import CompareConfig, RenderConfig
+
+REPORT_READY = "() => !!document.querySelector('#venue-chart .scatterlayer .point')"
+MAP_READY = "() => document.getElementById('topic-map')?.dataset.ready === 'true'"
+# points of the map's paper traces (uid papers-<panel>); context dots and focus rings excluded
+PAPER_POINTS = "document.querySelectorAll('#topic-map [class*=\"tracepapers-\"] .point').length"
+PAPERS_IN_DATA = """document.getElementById('topic-map').data
+    .filter(t => t.uid.startsWith('papers-')).reduce((n, t) => n + t.x.length, 0)"""
+REPORT_FILES = {"index.html", "plotly.min.js", "style.css", "report.js"}
+MAP_FILES = {"map.html", "plotly.min.js", "style.css", "map.js"}
+
+HOSTILE_TITLE = '<img src=x onerror="window.__pwned=1">'
+HOSTILE_ABSTRACT = (
+    "We study robust parsing of untrusted text. </script><script>window.__pwned=1</script> "
+    "The rest of the abstract follows here."
+)
+HOSTILE_VENUE = '<img src=v onerror="window.__pwned=2">'
+HOSTILE_LABEL = "parsing, <i onmouseover=window.__pwned=1>untrusted</i>"
+
+
+@dataclass
+class OfflinePage:
+    page: object
+    allowed_prefix: str
+    blocked: list[str] = field(default_factory=list)
+    requested: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def _watch(context, state: OfflinePage) -> None:
+    def route(r):
+        url = r.request.url
+        if url.startswith(state.allowed_prefix):
+            r.continue_()
+        else:
+            state.blocked.append(url)
+            r.abort()
+
+    context.route("**/*", route)
+    page = state.page
+    page.on("request", lambda req: state.requested.append(req.url))
+    page.on(
+        "console",
+        lambda msg: state.errors.append(f"console: {msg.text}") if msg.type == "error" else None,
+    )
+    page.on("pageerror", lambda exc: state.errors.append(f"pageerror: {exc}"))
+
+
+@contextmanager
+def offline_pages(browser):
+    """Yields open(html_path, timeout) -> OfflinePage, which opens a local page (waiting until
+    its chart or map is drawn) with every request outside its folder aborted and recorded."""
+    contexts = []
+
+    def _open(html_path: Path, timeout: int = 30_000) -> OfflinePage:
+        context = browser.new_context(viewport={"width": 1400, "height": 900})
+        contexts.append(context)
+        state = OfflinePage(page=context.new_page(), allowed_prefix=html_path.parent.as_uri() + "/")
+        _watch(context, state)
+        state.page.goto(html_path.as_uri(), wait_until="load")
+        ready = MAP_READY if html_path.name == render.MAP_PAGE else REPORT_READY
+        state.page.wait_for_function(ready, timeout=timeout)
+        return state
+
+    try:
+        yield _open
+    finally:
+        for context in contexts:
+            context.close()
+
+
+def outside(state: OfflinePage) -> list[str]:
+    return [u for u in state.requested if not u.startswith(state.allowed_prefix)]
+
+
+def local_files(state: OfflinePage) -> set[str]:
+    assert all(u.startswith(state.allowed_prefix) for u in state.requested), state.requested
+    return {u.removeprefix(state.allowed_prefix).split("#")[0] for u in state.requested}
+
+
+def screenshot(page, folder: Path, name: str, full_page: bool = False) -> Path:
+    """Save a screenshot into the output folder and a copy to /tmp/issue4_<name>.png."""
+    shot = folder / f"{name}.png"
+    if full_page:
+        page.evaluate("window.scrollTo(0, 0)")  # sticky table headers follow the scroll
+    page.screenshot(path=str(shot), full_page=full_page)
+    assert shot.stat().st_size > 10_000
+    shutil.copyfile(shot, f"/tmp/issue4_{name}.png")
+    return shot
+
+
+def write_site(folder: Path, pages: dict[str, str]) -> None:
+    """The output folder render.run writes: the pages, plotly.min.js and the assets."""
+    from plotly.offline import get_plotlyjs
+
+    for name, text in pages.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    (folder / render.PLOTLY_JS).write_text(get_plotlyjs(), encoding="utf-8")
+    for name in render.ASSETS:
+        shutil.copyfile(render.ASSETS_DIR / name, folder / name)
+
+
+def render_site(folder: Path, synthetic) -> None:
+    """Render a synthetic_corpus.Corpus into `folder`."""
+    pages = render.render_pages(
+        synthetic.documents,
+        synthetic.embeddings,
+        synthetic.clusters,
+        synthetic.topics,
+        synthetic.themes,
+        synthetic.venue_topics,
+        synthetic.metrics,
+        RenderConfig(),
+    )
+    write_site(folder, pages)
+
+
+def _hostile_tables() -> dict:
+    n = 4
+    ids = ["h0", "h1", "h2", "h3"]
+    documents = pd.DataFrame(
+        {
+            "doc_id": ids,
+            "venue": ["ICML", "ICML", HOSTILE_VENUE, HOSTILE_VENUE],
+            "year": np.array([2025] * n, dtype=np.int32),
+            "title": pd.Series([HOSTILE_TITLE, None, "A plain title", None], dtype=object),
+            "abstract": [
+                "Robust parsing of untrusted markup in abstracts.",
+                HOSTILE_ABSTRACT,
+                "Graph neural networks with message passing.",
+                "Message passing on graphs, once more.",
+            ],
+            "source": ["hostile.txt"] * n,
+            "source_id": pd.Series([None] * n, dtype=object),
+            "url": pd.Series(
+                ["javascript:window.__pwned=1", "https://example.org/h1", None, None], dtype=object
+            ),
+        }
+    )
+    clusters = pd.DataFrame(
+        {
+            "doc_id": ids,
+            "topic": np.array([0, 0, 1, 1], dtype=np.int32),
+            "x": np.array([0.0, 6.0, 3.0, 4.0], dtype=np.float32),
+            "y": np.array([0.0, 6.0, 3.0, 1.0], dtype=np.float32),
+            "raw_outlier": [False] * n,
+        }
+    )
+    topics = pd.DataFrame(
+        {
+            "topic": np.array([0, 1], dtype=np.int32),
+            "label": [HOSTILE_LABEL, "graph"],
+            "terms": [["parsing", "untrusted"], ["message passing", "graph"]],
+            "size": np.array([2, 2], dtype=np.int32),
+            "theme": np.array([0, 1], dtype=np.int32),
+            "representative_docs": [["h0", "h1"], ["h2", "h3"]],
+        }
+    )
+    themes = pd.DataFrame(
+        [
+            {"theme": 0, "label": HOSTILE_LABEL, "terms": ["parsing"], "size": 2, "topics": [0]},
+            {"theme": 1, "label": "graph", "terms": ["graph"], "size": 2, "topics": [1]},
+        ]
+    )
+    return {
+        "documents": documents,
+        "embeddings": (ids, np.eye(4, 8, dtype=np.float32) + 0.1),
+        "clusters": clusters,
+        "topics": topics,
+        "themes": themes,
+        "venue_topics": compare.venue_table(documents, clusters, topics, themes, CompareConfig()),
+        "metrics": metrics.build_metrics(documents, clusters, topics, themes),
+    }
+
+
+def write_hostile_site(folder: Path) -> Path:
+    """Four papers whose title, abstract, venue, URL and topic label try to run script."""
+    write_site(folder, render.render_pages(**_hostile_tables(), config=RenderConfig()))
+    return folder
+
+
+def pwned(page) -> bool:
+    return page.evaluate("typeof window.__pwned") != "undefined"

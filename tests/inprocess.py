@@ -1,0 +1,61 @@
+"""The real stage cores run in this process on a small corpus, for tests that need every table
+the render stage reads (made by the stages that own them, never by hand)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from pipeline import compare, label, metrics, render
+from pipeline.cluster import cluster_documents
+from pipeline.config import ClusterConfig, CompareConfig, LabelConfig, RenderConfig
+
+
+def unit_vectors(n: int, identical: bool = False, width: int = 384) -> np.ndarray:
+    rng = np.random.default_rng(n)
+    vectors = rng.normal(size=(1 if identical else n, width))
+    vectors = np.repeat(vectors, n, axis=0) if identical else vectors
+    return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+
+
+def clusters_for(documents: pd.DataFrame, vectors: np.ndarray, topics_of=None) -> pd.DataFrame:
+    """The cluster stage's table: its real core, or the given topic per paper (no UMAP)."""
+    doc_ids = documents["doc_id"].tolist()
+    if topics_of is None:
+        return cluster_documents(documents, doc_ids, vectors, ClusterConfig())
+    n = len(doc_ids)
+    topics_of = np.asarray(topics_of, dtype=np.int32)
+    return pd.DataFrame(
+        {
+            "doc_id": doc_ids,
+            "topic": topics_of,
+            "x": np.linspace(0, 1, n, dtype=np.float32),
+            "y": np.linspace(1, 0, n, dtype=np.float32),
+            "raw_outlier": topics_of < 0,
+        }
+    )
+
+
+def pages_for(
+    documents: pd.DataFrame,
+    vectors: np.ndarray,
+    topics_of=None,
+    ctfidf: bool = True,
+    config: RenderConfig | None = None,
+) -> dict[str, str]:
+    """{file name: html} of the report and the map, every table made by its own stage."""
+    clusters = clusters_for(documents, vectors, topics_of)
+    label_config = LabelConfig(representation="ctfidf" if ctfidf else "keybert_mmr")
+    topics, themes = label.label_topics(documents, clusters, vectors, label_config)
+    venue_topics = compare.venue_table(documents, clusters, topics, themes, CompareConfig())
+    figures = metrics.build_metrics(documents, clusters, topics, themes)
+    return render.render_pages(
+        documents,
+        (documents["doc_id"].tolist(), vectors),
+        clusters,
+        topics,
+        themes,
+        venue_topics,
+        figures,
+        config or RenderConfig(),
+    )

@@ -1,0 +1,117 @@
+"""The report in headless Chromium: offline, error-free, charts drawn from their JSON data,
+sortable tables, no injection; a screenshot of the page."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from browser_site import (
+    HOSTILE_TITLE,
+    HOSTILE_VENUE,
+    REPORT_FILES,
+    local_files,
+    offline_pages,
+    outside,
+    pwned,
+    render_site,
+    screenshot,
+    write_hostile_site,
+)
+from synthetic_corpus import corpus
+
+from pipeline import schemas, tables
+
+pytestmark = pytest.mark.browser
+CHART_DOTS = "(id) => document.querySelectorAll(`#${id} .scatterlayer .trace .point`).length"
+
+
+@pytest.fixture
+def open_offline(browser):
+    with offline_pages(browser) as open_page:
+        yield open_page
+
+
+def test_bundled_report_is_offline_complete_and_error_free(bundled_build: Path, open_offline):
+    index = bundled_build / "index.html"
+    assert (bundled_build / "plotly.min.js").is_file()
+    state = open_offline(index)
+    page = state.page
+    page.wait_for_timeout(500)  # let late requests (fonts, maps, mathjax) show themselves
+
+    assert state.blocked == [], f"page tried to leave its folder: {state.blocked}"
+    assert outside(state) == []
+    assert state.errors == []
+    assert local_files(state) == REPORT_FILES
+
+    summary = page.inner_text("#summary")
+    assert summary.startswith("76 papers")
+    assert re.search(r"\bICML 57\b", summary), summary
+    assert re.search(r"\bICLR 19\b", summary), summary
+    assert page.locator("#venues tbody tr").count() == 2
+    n_topics = len(tables.read_table(bundled_build / "topics.parquet", schemas.TOPICS))
+    assert page.locator("#topics tbody tr").count() == n_topics
+    # one chart dot per assigned topic and venue
+    assert (
+        page.evaluate(CHART_DOTS, "venue-chart")
+        == 2 * page.locator("#topics tbody tr:not(.pinned)").count()
+    )
+    if page.locator("#themes").count():  # the bundled corpus has a theme level
+        assert (
+            page.evaluate(CHART_DOTS, "theme-chart") == 2 * page.locator("#themes tbody tr").count()
+        )
+
+    # sorting by papers puts the largest topic first and keeps the unassigned row last
+    headers = [h.strip(" ↕↑↓") for h in page.locator("#topics thead th").all_inner_texts()]
+    column = headers.index("Papers") + 1
+    page.click(f"#topics thead th:nth-child({column})")
+    cells = page.locator(f"#topics tbody tr:not(.pinned) td:nth-child({column})")
+    sizes = [int(s.replace(",", "")) for s in cells.all_inner_texts()]
+    assert sizes == sorted(sizes, reverse=True)
+    assert page.get_attribute(f"#topics thead th:nth-child({column})", "aria-sort") == "descending"
+    if page.locator("#topics tr.unassigned").count():
+        assert page.locator("#topics tbody tr").last.get_attribute("class") == "unassigned pinned"
+    assert page.get_attribute("#link-venues", "href") == "map.html"
+    screenshot(page, bundled_build, "index", full_page=True)
+
+
+def test_report_charts_show_shares_and_flags_from_venue_topics(tmp_path: Path, open_offline):
+    synthetic = corpus(600)
+    render_site(tmp_path, synthetic)
+    state = open_offline(tmp_path / "index.html")
+    page = state.page
+    rows = synthetic.venue_topics
+    topic_rows = rows[(rows["level"] == "topic") & (rows["id"] >= 0)]
+    theme_rows = rows[(rows["level"] == "theme") & (rows["id"] >= 0)]
+    assert page.evaluate(CHART_DOTS, "venue-chart") == len(topic_rows)
+    assert page.evaluate(CHART_DOTS, "theme-chart") == len(theme_rows)
+    flagged = topic_rows[topic_rows["flag"] != "none"]
+    assert len(flagged), "the synthetic corpus should flag some cells"
+    outlined = page.evaluate(
+        """() => document.getElementById('venue-chart')._fullData
+            .filter(t => t.mode === 'markers' && Array.isArray(t.marker.line.width))
+            .reduce((n, t) => n + t.marker.line.width.filter(w => w > 0).length, 0)"""
+    )
+    assert outlined == len(flagged)
+    marks = page.locator("#topics .mark").count() + page.locator("#themes .mark").count()
+    shown = (rows["level"] == "topic") | (rows["id"] >= 0)  # the themes table has no unassigned
+    assert marks == int((shown & (rows["flag"] != "none")).sum())
+    assert state.errors == [] and state.blocked == []
+
+
+def test_hostile_text_never_runs_in_the_report(tmp_path: Path, open_offline):
+    state = open_offline(write_hostile_site(tmp_path) / "index.html")
+    page = state.page
+    page.wait_for_timeout(300)
+    assert not pwned(page)
+    assert page.evaluate("document.querySelectorAll('img, i').length") == 0
+    assert HOSTILE_TITLE in page.text_content("#topics")  # a representative paper, as text
+    assert "<i onmouseover=window.__pwned=1>untrusted</i>" in page.text_content("#topics")
+    assert HOSTILE_VENUE in page.text_content("#venues")  # the venue, as text
+    legend = page.evaluate(
+        "[...document.querySelectorAll('#venue-chart .legendtext')].map(t => t.textContent)"
+    )
+    assert HOSTILE_VENUE in legend  # plotly shows the venue's characters, draws no <img>
+    assert state.errors == [] and state.blocked == []
+    assert local_files(state) == REPORT_FILES

@@ -1,0 +1,40 @@
+"""Exact nearest neighbours by cosine similarity."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pipeline.neighbours import nearest_neighbours
+
+
+def test_nearest_neighbours_are_the_most_cosine_similar_others():
+    vectors = np.array([[1, 0], [0.9, 0.1], [0, 1], [-1, 0], [0.6, 0.8]], dtype=np.float32)
+    indices, sims = nearest_neighbours(vectors, k=2)
+    assert indices.tolist() == [[1, 4], [0, 4], [4, 1], [2, 4], [2, 1]]
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    assert np.allclose(sims[0], [unit[0] @ unit[1], unit[0] @ unit[4]])
+
+
+def test_nearest_neighbour_ties_go_to_the_lower_index():
+    vectors = np.array([[1, 0]] * 4 + [[0, 1]], dtype=np.float32)  # four identical papers
+    indices, sims = nearest_neighbours(vectors, k=2)
+    assert indices.tolist() == [[1, 2], [0, 2], [0, 1], [0, 1], [0, 1]]
+    assert np.allclose(sims[:4], 1)
+
+
+def test_nearest_neighbours_do_not_depend_on_the_block_size():
+    vectors = np.random.default_rng(1).normal(size=(300, 16)).astype(np.float32)
+    whole, whole_sims = nearest_neighbours(vectors, 5, block_rows=300)
+    for block_rows in (1, 7, 64):
+        indices, sims = nearest_neighbours(vectors, 5, block_rows=block_rows)
+        assert (indices == whole).all()
+        assert np.allclose(sims, whole_sims, atol=1e-6)
+    assert whole.shape == (300, 5)
+    assert not (whole == np.arange(300)[:, None]).any()
+
+
+@pytest.mark.parametrize(("n", "k"), [(0, 0), (1, 0), (2, 1), (6, 5)])
+def test_tiny_corpora_have_fewer_neighbours(n, k):
+    indices, sims = nearest_neighbours(np.ones((n, 3), dtype=np.float32), 5)
+    assert indices.shape == sims.shape == (n, k)

@@ -1,0 +1,107 @@
+"""Render stage: the report's venue figures (read from venue_topics, never recomputed), the
+theme level, the quality figures and the representative papers."""
+
+from __future__ import annotations
+
+import pandas as pd
+from render_frames import island, rendered, tiny_tables
+
+from pipeline.render import charts
+
+# ---------------------------------------------------------------- venue figures
+
+
+def test_comparison_order_sorts_by_the_difference_between_venues():
+    rows = pd.DataFrame(
+        {
+            "id": [0, 0, 1, 1, 2, 2],
+            "venue": ["ICLR", "ICML"] * 3,
+            "share": [0.1, 0.6, 0.5, 0.2, 0.4, 0.2],
+        }
+    )
+    assert charts.comparison_order(rows) == [1, 2, 0]  # most ICLR-leaning first
+    assert charts.comparison_order(rows[rows["venue"] == "ICLR"]) == [1, 2, 0]  # by share
+
+
+def test_report_reads_counts_shares_totals_and_flags_from_venue_topics():
+    frames = tiny_tables()
+    venue_topics = frames["venue_topics"]
+    cell = (venue_topics["level"] == "topic") & (venue_topics["id"] == 0)
+    iclr = cell & (venue_topics["venue"] == "ICLR")
+    # figures no other table holds: the page must show these, not recompute its own
+    venue_topics.loc[iclr, ["count", "share", "z", "flag"]] = [7, 0.875, 3.25, "over"]
+    venue_topics.loc[cell & (venue_topics["venue"] == "ICML"), ["z", "flag"]] = [-3.25, "under"]
+    venue_topics.loc[venue_topics["venue"] == "ICLR", "venue_papers"] = 8
+    venue_topics["z_threshold"] = 2.5
+    index = rendered(frames)["index.html"]
+    assert '<td class="num" data-sort="0.875000">87.5%<span class="note"> (7)</span>' in index
+    assert 'title="significantly over-represented at ICLR (z = +3.2)">▲</span>' in index
+    assert 'class="mark under"' in index
+    assert "|z| ≥ 2.5 in venue_topics.parquet" in index
+    assert "(ICLR 8, ICML 3)" in index  # each venue's papers, as venue_topics counts them
+    assert '<td>ICLR</td><td>2025</td><td class="num">8</td>' in index
+    figure = island(index, "chart-data")[0]["figure"]
+    dots = {t["name"]: t for t in figure["data"] if t.get("name") in ("ICLR", "ICML")}
+    assert 87.5 in dots["ICLR"]["x"]
+    assert sorted(dots["ICLR"]["marker"]["line"]["width"]) == [0, 2]  # flagged dot outlined
+    assert "significant difference" in [t.get("name") for t in figure["data"]]
+    assert any(text.startswith("<b>") for text in figure["layout"]["yaxis"]["ticktext"])
+    hover = "of 8 papers (87.5%)<br>z = +3.2, over-represented"
+    assert any(hover in text for text in dots["ICLR"]["text"])
+
+
+def test_unflagged_cells_carry_no_marks():
+    frames = tiny_tables()
+    frames["venue_topics"]["flag"] = "none"
+    index = rendered(frames)["index.html"]
+    assert "mark over" not in index and "mark under" not in index
+    figure = island(index, "chart-data")[0]["figure"]
+    assert "significant difference" not in [t.get("name") for t in figure["data"]]
+
+
+# ---------------------------------------------------------------- themes, figures
+
+
+def test_report_and_map_show_the_theme_level_when_themes_group_topics():
+    frames = tiny_tables(grouped=True)
+    stability = {"runs": 3, "ari_min": 0.91, "ari_median": 0.93, "seeds": "42, 43, 44"}
+    baseline = {"topics": 5, "outlier_share_final": 0.238, "stability": {"ari_min": 0.7}}
+    found = rendered(frames, stability=stability, baseline=baseline)
+    index = found["index.html"]
+    assert '<table id="themes"' in index and "learning &lt;theory&gt;" in index
+    assert '<div id="theme-chart"' in index and '<div id="venue-chart"' in index
+    assert '<th class="sortable">Theme</th>' in index
+    assert "in 2 topics (1 themes)" in index and '<div class="what">themes</div>' in index
+    assert '<table id="quality"' in index and "BERTopic defaults" in index
+    assert '<td>stability · ari min</td><td class="num">0.91</td><td class="num">0.7</td>' in index
+    assert '<td class="num">20.0%</td><td class="num">23.8%</td>' in index  # shares as percents
+    assert "Run the baseline target" not in index and "Run the stability target" not in index
+    data = island(found["map.html"], "paper-data")
+    # the theme's size from themes.parquet; its label at the median of its four papers
+    theme = {"id": 0, "label": "learning <theory>", "size": 4, "x": 1.5, "y": 2.0}
+    assert data["themes"] == [theme]
+    assert {t["id"]: t["theme"] for t in data["topics"]} == {0: 0, 1: 0, -1: None}
+    assert "<h2>Themes and topics</h2>" in found["map.html"]
+
+
+def test_one_topic_per_theme_shows_no_theme_level_and_says_what_is_missing():
+    found = rendered(tiny_tables())
+    index = found["index.html"]
+    assert '<table id="themes"' not in index and '<div id="theme-chart"' not in index
+    assert '<th class="sortable">Theme</th>' not in index and "themes)" not in index
+    assert "<h2>Topics</h2>" in found["map.html"]
+    assert '<table id="quality"' in index and "BERTopic defaults" not in index
+    assert "Run the baseline target" in index and "Run the stability target" in index
+    assert "<td>npmi mean</td>" in index and "<td>labels unique</td>" in index
+
+
+def test_representative_papers_come_from_the_topics_table():
+    frames = tiny_tables()
+    index = rendered(frames)["index.html"]
+    for doc_id in ("p1", "p2", "p3", "p4"):
+        assert f'href="map.html#paper={doc_id}"' in index
+    assert 'href="map.html#paper=p0"' not in index  # the unassigned group lists none
+    frames["topics"]["representative_docs"] = [[], ["p2", "not an id"], ["p3"]]
+    index = rendered(frames)["index.html"]
+    assert 'href="map.html#paper=p2"' in index and "<li>not an id</li>" in index
+    assert 'href="map.html#paper=p4"' not in index
