@@ -373,7 +373,9 @@ def run(
     encoder = None
     if config.representation == "keybert_mmr":
         encoder = encoders.load_encoder(embed_config)
-    topic_table, theme_table = label_topics(papers, assigned, vectors, config, encoder)
+    # the candidate terms are embedded as the papers were: the embed section's precision
+    with encoders.precision_context(encoders.resolve_precision(embed_config)):
+        topic_table, theme_table = label_topics(papers, assigned, vectors, config, encoder)
     for row in topic_table.itertuples():
         log.info("topic %3d  %4d papers  theme %2d  %s", row.topic, row.size, row.theme, row.label)
     tables.write_table(theme_table, themes, schemas.THEMES, lineage)
