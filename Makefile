@@ -21,7 +21,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: all test lint bench clean clean-all venv help stability baseline quality
+.PHONY: all test lint bench clean clean-all venv help stability baseline quality refit
 .DEFAULT_GOAL := all
 
 help:
@@ -32,6 +32,7 @@ help:
 	@echo "make stability [CONFIG=...]  + the topics' agreement across seeds, in the report"
 	@echo "make baseline [CONFIG=...]   + BERTopic defaults' figures, in the report"
 	@echo "make quality [CONFIG=...]    both"
+	@echo "make refit [CONFIG=...]      fit a new topic model instead of adding papers to the saved one"
 	@echo "make bench [CONFIG=...]      speed figures (tools/bench.py)"
 
 venv: $(VENV_DONE)
@@ -68,7 +69,7 @@ QUALITY_RUNS := $(sort $(filter stability baseline,$(MAKECMDGOALS)) \
 	$(if $(filter quality,$(MAKECMDGOALS)),stability baseline))
 REPORT_EXTRAS := $(foreach r,$(QUALITY_RUNS),$(OUT)/$(r).json)
 
-all: $(OUT)/index.html
+all: $(OUT)/index.html $(OUT)/bertopic/topics.json
 stability baseline: %: $(OUT)/%.json $(OUT)/index.html
 quality: $(OUT)/stability.json $(OUT)/baseline.json $(OUT)/index.html
 
@@ -82,8 +83,15 @@ $(OUT)/documents.parquet $(OUT)/rejected.parquet &: $(INPUTS) $(CODE_ingest) $(c
 $(OUT)/embeddings.parquet: $(OUT)/documents.parquet $(CODE_embed) $(call STAMP,embed) | $(VENV_DONE)
 	$(RUN) embed --config $(CONFIG) --documents $< --embeddings $@
 
-$(OUT)/clusters.parquet: $(OUT)/documents.parquet $(OUT)/embeddings.parquet $(CODE_cluster) $(call STAMP,cluster) | $(VENV_DONE)
-	$(RUN) cluster --config $(CONFIG) --documents $< --embeddings $(OUT)/embeddings.parquet --clusters $@
+# The cluster stage also keeps the topic model it fitted (model/): a later build whose inputs
+# only gained papers places the new ones into it; `make refit` fits a new one.
+CLUSTER_ARGS = --config $(CONFIG) --documents $(OUT)/documents.parquet --embeddings $(OUT)/embeddings.parquet --clusters $(OUT)/clusters.parquet
+$(OUT)/clusters.parquet $(OUT)/model/fit.json &: $(OUT)/documents.parquet $(OUT)/embeddings.parquet $(CODE_cluster) $(call STAMP,cluster) | $(VENV_DONE)
+	$(RUN) cluster $(CLUSTER_ARGS)
+
+refit: $(OUT)/embeddings.parquet | $(VENV_DONE)
+	$(RUN) cluster --refit $(CLUSTER_ARGS)
+	$(MAKE) --no-print-directory all CONFIG=$(CONFIG)
 
 $(OUT)/topics.parquet $(OUT)/themes.parquet &: $(OUT)/documents.parquet $(OUT)/clusters.parquet $(OUT)/embeddings.parquet $(CODE_label) $(call STAMP,label) | $(VENV_DONE)
 	$(RUN) label --config $(CONFIG) --documents $< --clusters $(OUT)/clusters.parquet --embeddings $(OUT)/embeddings.parquet --topics $(OUT)/topics.parquet --themes $(OUT)/themes.parquet
@@ -102,6 +110,10 @@ $(OUT)/stability.json: $(OUT)/documents.parquet $(OUT)/embeddings.parquet $(OUT)
 
 $(OUT)/baseline.json: $(OUT)/documents.parquet $(OUT)/embeddings.parquet $(CODE_baseline) $(call STAMP,baseline) | $(VENV_DONE)
 	$(RUN) baseline --config $(CONFIG) --documents $< --embeddings $(OUT)/embeddings.parquet --baseline $@
+
+# The build as a BERTopic model (BERTopic.load(path)), made from the fitted papers and labels.
+$(OUT)/bertopic/topics.json: $(OUT)/documents.parquet $(OUT)/embeddings.parquet $(OUT)/clusters.parquet $(OUT)/topics.parquet $(CODE_export) | $(VENV_DONE)
+	$(RUN) export --config $(CONFIG) --documents $(OUT)/documents.parquet --embeddings $(OUT)/embeddings.parquet --clusters $(OUT)/clusters.parquet --topics $(OUT)/topics.parquet --bertopic $@
 
 # The report and the map, with plotly.js and the static assets beside them.
 PAGES := index.html map.html plotly.min.js map.js report.js style.css

@@ -55,6 +55,8 @@ def _stage_parser(sub, name: str, help_: str, parents) -> None:
             f"--{file.replace('_', '-')}", dest=file, type=Path, metavar="PATH",
             help=f"default: <output_dir>/{FILES[file]}",
         )  # fmt: skip
+    for flag, help_ in command.flags:
+        parser.add_argument(f"--{flag}", action="store_true", help=help_)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -70,6 +72,13 @@ def parser() -> argparse.ArgumentParser:
     for name, command in COMMANDS.items():
         _stage_parser(stages, name, command.help, [common])
         _stage_parser(sub, name, f"= stage {name}", [common])
+    assign = sub.add_parser(
+        "assign", help="place the papers of FILE into a build's topic model", parents=[common]
+    )
+    _config_options(assign)
+    assign.add_argument("file", type=Path, metavar="FILE", help="any input file ingest reads")
+    assign.add_argument("--model", type=Path, metavar="DIR", help="default: <output_dir>/model")
+    assign.add_argument("--out", type=Path, metavar="PATH", help="default: <FILE stem>.topics.csv")
     deps = sub.add_parser("deps", help="write the Makefile's code prerequisites", parents=[common])
     deps.add_argument("--out", type=Path, required=True)
     makevars = sub.add_parser("makevars", help="write Make variables and parameter stamps",
@@ -94,6 +103,10 @@ def dispatch(args: argparse.Namespace) -> None:
         from pipeline import api
 
         api.build(config)
+    elif args.command == "assign":
+        from pipeline import assign
+
+        assign.run(args.file, config, args.model, args.out)
     elif args.command == "makevars":
         write_stamps(config, Path(config.output_dir))
         tables.write_text(args.out, make_vars(config))
@@ -102,7 +115,9 @@ def dispatch(args: argparse.Namespace) -> None:
     else:
         name = args.stage if args.command == "stage" else args.command
         started = time.perf_counter()
-        run_command(name, config, {f: getattr(args, f) for f in COMMANDS[name].files})
+        command = COMMANDS[name]
+        flags = {f: getattr(args, f) for f, _ in command.flags}
+        run_command(name, config, {f: getattr(args, f) for f in command.files}, flags)
         log_resources(name, started)
 
 

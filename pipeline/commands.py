@@ -24,6 +24,7 @@ FILES = {
     "stability": "stability.json",
     "baseline": "baseline.json",
     "report": "index.html",
+    "bertopic": "bertopic/topics.json",  # the BERTopic model's folder, named by one of its files
 }
 
 
@@ -41,6 +42,7 @@ class Command:
     function: str = "run"
     optional: tuple[str, ...] = ()
     compiles: bool = False  # runs UMAP/HDBSCAN/BERTopic: use the numba cache
+    flags: tuple[tuple[str, str], ...] = ()  # (name, help) of on/off options of the run
 
     @property
     def files(self) -> tuple[str, ...]:
@@ -55,8 +57,9 @@ COMMANDS = {
         Command("embed", "pipeline.embed", ("embed",), ("documents",), ("embeddings",),
                 "documents -> embeddings"),
         Command("cluster", "pipeline.cluster", ("cluster",), ("documents", "embeddings"),
-                ("clusters",), "documents + embeddings -> topic and map position per paper",
-                compiles=True),
+                ("clusters",), "documents + embeddings -> topic and map position per paper, "
+                "and the saved model beside (model/)", compiles=True,
+                flags=(("refit", "fit a new model even where the saved one would do"),)),
         Command("label", "pipeline.label", ("label", "embed"),
                 ("documents", "clusters", "embeddings"), ("topics", "themes"),
                 "-> topic and theme labels, terms and representative papers", compiles=True),
@@ -65,6 +68,9 @@ COMMANDS = {
         Command("compare", "pipeline.compare", ("compare",),
                 ("documents", "clusters", "topics", "themes"), ("venue_topics",),
                 "-> venue_topics.parquet, how the venues differ"),
+        Command("export", "pipeline.export", (), ("documents", "embeddings", "clusters", "topics"),
+                ("bertopic",), "-> bertopic/: the build as a BERTopic model (safetensors)",
+                compiles=True),
         Command("render", "pipeline.render", ("render",),
                 ("documents", "embeddings", "clusters", "topics", "themes", "venue_topics",
                  "metrics"), ("report",),
@@ -80,7 +86,7 @@ COMMANDS = {
     )
 }  # fmt: skip
 # The stages `make all` and `topicmap build` run, in data order.
-BUILD = ("ingest", "embed", "cluster", "label", "metrics", "compare", "render")
+BUILD = ("ingest", "embed", "cluster", "label", "metrics", "compare", "export", "render")
 
 
 def default_paths(config: Config) -> dict[str, Path]:
@@ -89,8 +95,11 @@ def default_paths(config: Config) -> dict[str, Path]:
     return {name: out / file for name, file in FILES.items()}
 
 
-def run_command(name: str, config: Config, paths: dict[str, Path | None]) -> None:
-    """Run one stage on `config` with the named files in `paths` (missing ones: defaults)."""
+def run_command(
+    name: str, config: Config, paths: dict[str, Path | None], flags: dict[str, bool] | None = None
+) -> None:
+    """Run one stage on `config` with the named files in `paths` (missing ones: defaults) and
+    its on/off `flags` (by name)."""
     command = COMMANDS[name]
     files = {**default_paths(config), **{k: v for k, v in paths.items() if v is not None}}
     sections = [getattr(config, s) for s in command.sections if s != "inputs"]
@@ -98,6 +107,7 @@ def run_command(name: str, config: Config, paths: dict[str, Path | None]) -> Non
     kwargs.update({f: Path(paths[f]) for f in command.optional if paths.get(f) is not None})
     if "inputs" in command.sections:
         kwargs["inputs"] = list(config.inputs)
+    kwargs.update({f: True for f, _ in command.flags if (flags or {}).get(f)})
     function = getattr(importlib.import_module(command.module), command.function)
     function(*sections, **kwargs)
 

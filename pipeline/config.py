@@ -82,6 +82,26 @@ class ClusterConfig(_Section):
     n_epochs: Annotated[int, Field(ge=10)] | Auto = Field(
         "auto", description="UMAP epochs before HDBSCAN (auto: 1500 up to 10,000 papers)."
     )
+    fit_max_papers: int = Field(
+        50_000,
+        ge=100,
+        description="Larger corpora are fitted on a sample of this many papers (stratified by "
+        "venue and year, the same for the same papers) and the rest is assigned to that model.",
+    )
+    refit_share: float = Field(
+        0.2,
+        gt=0.0,
+        le=1.0,
+        description="When more than this share of the papers was added since the fit, the next "
+        "build refits instead of assigning the new papers to the saved model.",
+    )
+    refit_unassigned_share: float = Field(
+        0.25,
+        gt=0.0,
+        le=1.0,
+        description="When more than this share of newly added papers fits no topic, the build "
+        "refits.",
+    )
 
 
 class LabelConfig(_Section):

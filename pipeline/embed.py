@@ -111,4 +111,5 @@ def run(config: EmbedConfig, documents: Path, embeddings: Path) -> None:
         precision,
         n_new / max(seconds, 1e-9),
     )
-    tables.write_embeddings(papers["doc_id"].tolist(), vectors, embeddings, lineage)
+    notes = {"encoder": encoders.encoder_identity(config)}
+    tables.write_embeddings(papers["doc_id"].tolist(), vectors, embeddings, lineage, notes)

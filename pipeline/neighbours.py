@@ -11,6 +11,46 @@ from __future__ import annotations
 import numpy as np
 
 
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms > 0, norms, 1)
+
+
+def _top_k(block: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's k largest values (indices, values), best first, ties to the lower index."""
+    top = np.argpartition(-block, k - 1, axis=1)[:, :k]
+    values = np.take_along_axis(block, top, axis=1)
+    kth = values.min(axis=1)
+    # where more columns share the k-th value than fit, the lowest indices win
+    for r in np.flatnonzero((block >= kth[:, None]).sum(axis=1) > k):
+        candidates = np.flatnonzero(block[r] >= kth[r])
+        top[r] = candidates[np.lexsort((candidates, -block[r, candidates]))[:k]]
+        values[r] = block[r, top[r]]
+    order = np.lexsort((top, -values), axis=1)
+    return np.take_along_axis(top, order, axis=1), np.take_along_axis(values, order, axis=1)
+
+
+def _search(
+    queries: np.ndarray, base: np.ndarray, k: int, block_rows: int | None, self_search: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    n, m = len(queries), len(base)
+    indices = np.empty((n, k), dtype=np.int64)
+    similarities = np.empty((n, k), dtype=np.float32)
+    if k == 0:
+        return indices, similarities
+    block_rows = block_rows or max(1, (1 << 24) // max(m, 1))
+    for start in range(0, n, block_rows):
+        block = queries[start : start + block_rows] @ base.T
+        if self_search:
+            rows = np.arange(len(block))
+            block[rows, rows + start] = -np.inf  # never your own neighbour
+        top, values = _top_k(block, k)
+        indices[start : start + len(block)] = top
+        similarities[start : start + len(block)] = values
+    return indices, similarities
+
+
 def nearest_neighbours(
     vectors: np.ndarray, k: int, block_rows: int | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -21,29 +61,14 @@ def nearest_neighbours(
     Similarities are computed a block of rows at a time (about 16M values per block), so 100k
     papers never need an n x n matrix.
     """
-    vectors = np.asarray(vectors, dtype=np.float32)
-    n = len(vectors)
-    k = min(k, max(n - 1, 0))
-    if k == 0:
-        return np.zeros((n, 0), dtype=np.int64), np.zeros((n, 0), dtype=np.float32)
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    unit = vectors / np.where(norms > 0, norms, 1)
-    block_rows = block_rows or max(1, (1 << 24) // n)
-    indices = np.empty((n, k), dtype=np.int64)
-    similarities = np.empty((n, k), dtype=np.float32)
-    for start in range(0, n, block_rows):
-        block = unit[start : start + block_rows] @ unit.T
-        rows = np.arange(len(block))
-        block[rows, rows + start] = -np.inf  # never your own neighbour
-        top = np.argpartition(-block, k - 1, axis=1)[:, :k]
-        values = np.take_along_axis(block, top, axis=1)
-        kth = values.min(axis=1)
-        # where more papers share the k-th similarity than fit, the lowest indices win
-        for r in np.flatnonzero((block >= kth[:, None]).sum(axis=1) > k):
-            candidates = np.flatnonzero(block[r] >= kth[r])
-            top[r] = candidates[np.lexsort((candidates, -block[r, candidates]))[:k]]
-            values[r] = block[r, top[r]]
-        order = np.lexsort((top, -values), axis=1)
-        indices[start : start + len(block)] = np.take_along_axis(top, order, axis=1)
-        similarities[start : start + len(block)] = np.take_along_axis(values, order, axis=1)
-    return indices, similarities
+    unit = _unit(vectors)
+    return _search(unit, unit, min(k, max(len(unit) - 1, 0)), block_rows, self_search=True)
+
+
+def neighbours_among(
+    queries: np.ndarray, base: np.ndarray, k: int, block_rows: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each query row's k most cosine-similar rows of `base` (a new paper's nearest fitted
+    papers): (indices into base, similarities), shape (n, min(k, len(base))), best first."""
+    base = _unit(base)
+    return _search(_unit(queries), base, min(k, len(base)), block_rows, self_search=False)

@@ -1,8 +1,9 @@
 """The runs behind the figures that cost extra fits: `make stability` and `make baseline`.
 
 stability.json: how much the topics change with the seed, as the adjusted Rand index between the
-topic assignments of runs with each of `quality.seeds` (outliers count as one more group; the
-build's own clusters.parquet stands in for its own seed).
+topic assignments of runs with each of `quality.seeds` on the papers the topic model was fitted
+on (outliers count as one more group; the build's own clusters.parquet stands in for its own
+seed).
 
 baseline.json: BERTopic with its default settings on the same embeddings, scored by the same code
 as metrics.json. Defaults throughout (UMAP, HDBSCAN, CountVectorizer, no representation model),
@@ -132,8 +133,10 @@ def run_stability(
     assigned = tables.read_table(clusters, schemas.CLUSTERS)
     if assigned["doc_id"].tolist() != papers["doc_id"].tolist():
         raise PipelineError("clusters do not match documents: rerun the cluster stage")
-    known = {cluster_config.random_state: assigned["topic"].to_numpy()}
-    runs = seed_runs(embedding_texts(papers), vectors, cluster_config, config.seeds, known)
+    fitted = (assigned["placed"] == "fit").to_numpy()  # the papers the topic model was fitted on
+    known = {cluster_config.random_state: assigned["topic"].to_numpy()[fitted]}
+    texts = embedding_texts(papers[fitted])
+    runs = seed_runs(texts, vectors[fitted], cluster_config, config.seeds, known)
     figures = seed_agreement(runs)
     tables.write_json(figures, stability)
     log.info(

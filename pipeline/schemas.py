@@ -56,6 +56,9 @@ REJECTED = Schema(
         _f("duplicate_of", pa.string(), nullable=True),
     ),
 )
+# How a paper got its topic: in the fit; assigned to the model when it was fitted (corpora
+# above cluster.fit_max_papers are fitted on a sample); added to the model after the fit.
+PLACED = ("fit", "assigned", "added")
 # cluster: one row per paper
 CLUSTERS = Schema(
     "clusters",
@@ -64,7 +67,19 @@ CLUSTERS = Schema(
         _f("topic", pa.int32()),  # -1: unassigned
         _f("x", pa.float32()),
         _f("y", pa.float32()),
-        _f("raw_outlier", pa.bool_()),  # HDBSCAN left it out (before reassignment)
+        _f("raw_outlier", pa.bool_()),  # HDBSCAN left it out (before reassignment); fit only
+        _f("placed", pa.string()),  # one of PLACED
+        _f("similarity", pa.float32()),  # cosine to its topic's centre (-1: to the nearest)
+    ),
+)
+# the saved model's fitted papers (model/papers.parquet)
+MODEL_PAPERS = Schema(
+    "model papers",
+    (
+        _f("doc_id", pa.string()),
+        _f("topic", pa.int32()),
+        _f("x", pa.float32()),
+        _f("y", pa.float32()),
     ),
 )
 # label: one row per topic (-1 included when papers are unassigned)

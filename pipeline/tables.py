@@ -88,9 +88,14 @@ def read_json(path: str | Path, name: str) -> dict:
 
 
 def write_table(
-    frame: pd.DataFrame, path: str | Path, schema: Schema, lineage: Lineage | None = None
+    frame: pd.DataFrame,
+    path: str | Path,
+    schema: Schema,
+    lineage: Lineage | None = None,
+    notes: dict[str, str] | None = None,
 ) -> None:
-    """Validate `frame` against `schema` and write it atomically as Parquet (with `lineage`)."""
+    """Validate `frame` against `schema` and write it atomically as Parquet (with `lineage`,
+    and `notes`: facts about the table as a whole, read back by `read_notes`)."""
     path = Path(path)
     _check_columns(schema, list(frame.columns), str(path))
     ordered = frame[schema.columns]
@@ -103,7 +108,7 @@ def write_table(
                     f"{path}: {schema.name} column '{field.name}' has missing values"
                 ) from exc
         raise PipelineError(f"{path}: cannot write {schema.name} table ({exc})") from exc
-    table = _with_lineage(table, lineage)
+    table = _with_metadata(table, lineage, notes)
     atomic_write(path, lambda tmp: pq.write_table(table, tmp))
 
 
@@ -131,9 +136,14 @@ def read_table(path: str | Path, schema: Schema) -> pd.DataFrame:
 
 
 def write_embeddings(
-    doc_ids: list[str], vectors: np.ndarray, path: str | Path, lineage: Lineage | None = None
+    doc_ids: list[str],
+    vectors: np.ndarray,
+    path: str | Path,
+    lineage: Lineage | None = None,
+    notes: dict[str, str] | None = None,
 ) -> None:
-    """Write `doc_id` plus a fixed-width float32 `embedding` column."""
+    """Write `doc_id` plus a fixed-width float32 `embedding` column (`notes` as in
+    `write_table`: the embed stage records its encoder's identity)."""
     path = Path(path)
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
     if vectors.ndim != 2 or vectors.shape[0] != len(doc_ids):
@@ -143,7 +153,7 @@ def write_embeddings(
     width = vectors.shape[1]
     column = pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)), width)
     table = pa.table({"doc_id": pa.array(doc_ids, pa.string()), "embedding": column})
-    table = _with_lineage(table, lineage)
+    table = _with_metadata(table, lineage, notes)
     atomic_write(path, lambda tmp: pq.write_table(table, tmp))
 
 
@@ -250,12 +260,31 @@ def stage_lineage(params: object, **inputs: str | Path) -> Lineage:
     return make_lineage(params, fingerprints)
 
 
-def _with_lineage(table: pa.Table, lineage: Lineage | None) -> pa.Table:
-    if lineage is None:
-        return table
-    text = json.dumps(
-        {"fingerprint": lineage.fingerprint, "inputs": lineage.inputs}, sort_keys=True
-    )
-    return table.replace_schema_metadata(
-        {**(table.schema.metadata or {}), LINEAGE_KEY: text.encode("utf-8")}
-    )
+NOTES_KEY = b"pipeline.notes"
+
+
+def read_notes(path: str | Path, name: str = "input") -> dict[str, str]:
+    """The notes a Parquet file records ({} for one written without)."""
+    path = Path(path)
+    metadata = _open(path, name, pq.read_schema).metadata or {}
+    try:
+        notes = json.loads(metadata.get(NOTES_KEY, b"{}"))
+    except ValueError:
+        raise PipelineError(
+            f"{path}: unreadable notes in the file's metadata: rerun make"
+        ) from None
+    return notes if isinstance(notes, dict) else {}
+
+
+def _with_metadata(
+    table: pa.Table, lineage: Lineage | None, notes: dict[str, str] | None
+) -> pa.Table:
+    metadata = dict(table.schema.metadata or {})
+    if lineage is not None:
+        text = json.dumps(
+            {"fingerprint": lineage.fingerprint, "inputs": lineage.inputs}, sort_keys=True
+        )
+        metadata[LINEAGE_KEY] = text.encode("utf-8")
+    if notes:
+        metadata[NOTES_KEY] = json.dumps(notes, sort_keys=True).encode("utf-8")
+    return table.replace_schema_metadata(metadata)

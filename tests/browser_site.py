@@ -159,6 +159,8 @@ def _hostile_tables() -> dict:
             "x": np.array([0.0, 6.0, 3.0, 4.0], dtype=np.float32),
             "y": np.array([0.0, 6.0, 3.0, 1.0], dtype=np.float32),
             "raw_outlier": [False] * n,
+            "placed": "fit",
+            "similarity": np.ones(n, dtype=np.float32),
         }
     )
     topics = pd.DataFrame(

@@ -22,7 +22,7 @@ def clusters_for(documents: pd.DataFrame, vectors: np.ndarray, topics_of=None) -
     """The cluster stage's table: its real core, or the given topic per paper (no UMAP)."""
     doc_ids = documents["doc_id"].tolist()
     if topics_of is None:
-        return cluster_documents(documents, doc_ids, vectors, ClusterConfig())
+        return cluster_documents(documents, vectors, ClusterConfig(), "test encoder").clusters
     n = len(doc_ids)
     topics_of = np.asarray(topics_of, dtype=np.int32)
     return pd.DataFrame(
@@ -32,6 +32,8 @@ def clusters_for(documents: pd.DataFrame, vectors: np.ndarray, topics_of=None) -
             "x": np.linspace(0, 1, n, dtype=np.float32),
             "y": np.linspace(1, 0, n, dtype=np.float32),
             "raw_outlier": topics_of < 0,
+            "placed": "fit",
+            "similarity": np.ones(n, dtype=np.float32),
         }
     )
 

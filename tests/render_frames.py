@@ -21,15 +21,9 @@ def embeddings(n: int, seed: int = 0) -> tuple[list[str], np.ndarray]:
     return [f"p{i}" for i in range(n)], vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
-def tiny_tables(titles=None, abstracts=None, venues=None, grouped=False) -> dict:
-    """Five papers in two topics and the unassigned group, every table as its stage writes it.
-    `grouped`: both topics in one theme (a theme level); else each topic is its own theme."""
-    venues = venues or ["ICML", "ICML", "ICML", "ICLR", "ICLR"]
-    n = len(venues)
-    titles = titles or ["Sliced Wasserstein", None, "Message passing", "GNN depth", None]
-    abstracts = abstracts or [f"Abstract number {i} with a few words in it." for i in range(n)]
-    ids = [f"p{i}" for i in range(n)]
-    documents = pd.DataFrame(
+def _documents(ids, venues, titles, abstracts) -> pd.DataFrame:
+    n = len(ids)
+    return pd.DataFrame(
         {
             "doc_id": ids,
             "venue": venues,
@@ -41,6 +35,17 @@ def tiny_tables(titles=None, abstracts=None, venues=None, grouped=False) -> dict
             "url": pd.Series([None] * n, dtype=object),
         }
     )
+
+
+def tiny_tables(titles=None, abstracts=None, venues=None, grouped=False) -> dict:
+    """Five papers in two topics and the unassigned group, every table as its stage writes it.
+    `grouped`: both topics in one theme (a theme level); else each topic is its own theme."""
+    venues = venues or ["ICML", "ICML", "ICML", "ICLR", "ICLR"]
+    n = len(venues)
+    titles = titles or ["Sliced Wasserstein", None, "Message passing", "GNN depth", None]
+    abstracts = abstracts or [f"Abstract number {i} with a few words in it." for i in range(n)]
+    ids = [f"p{i}" for i in range(n)]
+    documents = _documents(ids, venues, titles, abstracts)
     clusters = pd.DataFrame(
         {
             "doc_id": ids[::-1],
@@ -48,6 +53,8 @@ def tiny_tables(titles=None, abstracts=None, venues=None, grouped=False) -> dict
             "x": np.array([0.0, 1.0, 2.0, 10.0, 4.0], dtype=np.float32),
             "y": np.array([0.5, 1.5, 2.5, 3.5, -4.5], dtype=np.float32),
             "raw_outlier": [False, False, False, False, True],
+            "placed": "fit",
+            "similarity": np.full(5, 0.7, dtype=np.float32),
         }
     )
     topics = pd.DataFrame(

@@ -76,6 +76,8 @@ def _papers(rng, vocabulary, n: int, n_topics: int):
             "x": xy[:, 0].astype(np.float32),
             "y": xy[:, 1].astype(np.float32),
             "raw_outlier": (topic < 0) | (rng.random(n) < 0.15),
+            "placed": "fit",
+            "similarity": np.full(n, 0.6, dtype=np.float32),
         }
     )
     return documents, vectors, clusters

@@ -165,7 +165,15 @@ def test_stage_refuses_tables_from_different_builds(tmp_path, stage, outputs):
     tables.write_table(documents, new, schemas.DOCUMENTS, tables.make_lineage("new", {}))
     clusters = tmp_path / "clusters.parquet"
     frame = pd.DataFrame(
-        {"doc_id": ["p1"], "topic": [0], "x": [0.0], "y": [0.0], "raw_outlier": [False]}
+        {
+            "doc_id": ["p1"],
+            "topic": [0],
+            "x": [0.0],
+            "y": [0.0],
+            "raw_outlier": [False],
+            "placed": ["fit"],
+            "similarity": [1.0],
+        }
     )
     lineage = tables.stage_lineage(ClusterConfig(), documents=old)
     tables.write_table(frame, clusters, schemas.CLUSTERS, lineage)

@@ -12,9 +12,10 @@ import pytest
 from pydantic import ValidationError
 from sklearn.metrics import adjusted_rand_score
 
+from pipeline import schemas
 from pipeline.centroids import ward_groups
-from pipeline.cluster import (
-    cluster_documents,
+from pipeline.cluster import cluster_documents
+from pipeline.cluster.fit import (
     merge_topics,
     number_by_size,
     reassign_outliers,
@@ -67,13 +68,16 @@ def _blobs():
     return _documents(texts), vectors.astype(np.float32), truth
 
 
+def _cluster(documents, vectors, config) -> pd.DataFrame:
+    return cluster_documents(documents, vectors, config, "test encoder").clusters
+
+
 @pytest.fixture(scope="module")
 def blob_runs():
     documents, vectors, truth = _blobs()
     config = ClusterConfig(random_state=7)
-    ids = documents["doc_id"].tolist()
-    first = cluster_documents(documents, ids, vectors, config)
-    second = cluster_documents(documents.copy(), list(ids), vectors.copy(), config)
+    first = _cluster(documents, vectors, config)
+    second = _cluster(documents.copy(), vectors.copy(), config)
     return documents, truth, first, second
 
 
@@ -125,8 +129,9 @@ def test_unusable_explicit_params_are_refused_or_repaired(setting):
 
 def test_blobs_are_recovered_as_topics(blob_runs):
     documents, truth, clusters, _ = blob_runs
-    assert list(clusters.columns) == ["doc_id", "topic", "x", "y", "raw_outlier"]
+    assert list(clusters.columns) == schemas.CLUSTERS.columns
     assert clusters["raw_outlier"].dtype == bool
+    assert set(clusters["placed"]) == {"fit"}
     # a paper HDBSCAN left out is either reassigned or still unassigned; never the reverse
     assert not (clusters["topic"].eq(-1) & ~clusters["raw_outlier"]).any()
     assert clusters["doc_id"].tolist() == documents["doc_id"].tolist()
@@ -160,26 +165,16 @@ def test_tiny_corpus_gives_one_topic(n):
     vectors = rng.normal(size=(n, 384))
     vectors = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
     documents = _documents([f"abstract number {i} about things" for i in range(n)])
-    clusters = cluster_documents(documents, documents["doc_id"].tolist(), vectors, ClusterConfig())
+    clusters = _cluster(documents, vectors, ClusterConfig())
     assert clusters["topic"].tolist() == [0] * n
     assert clusters["doc_id"].tolist() == documents["doc_id"].tolist()
     assert np.isfinite(clusters[["x", "y"]].to_numpy()).all()
 
 
-@pytest.mark.parametrize(
-    "mangle",
-    [
-        pytest.param(lambda ids: ids[::-1], id="reordered"),
-        pytest.param(lambda ids: ids[:-1], id="missing"),
-        pytest.param(lambda ids: ids[:-1] + ["other"], id="different"),
-    ],
-)
-def test_mismatched_doc_ids_are_refused(mangle):
+def test_embeddings_of_other_papers_are_refused():
     documents = _documents(["one abstract here", "two abstract here", "three abstract here"])
-    ids = mangle(documents["doc_id"].tolist())
-    vectors = np.eye(len(ids), 384, dtype=np.float32)
     with pytest.raises(PipelineError, match="do not match"):
-        cluster_documents(documents, ids, vectors, ClusterConfig())
+        _cluster(documents, np.eye(2, 384, dtype=np.float32), ClusterConfig())
 
 
 # --- reassignment, splitting, merging, numbering (pure functions on tiny inputs) ------------

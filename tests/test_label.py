@@ -69,6 +69,8 @@ def _clusters(doc_ids, topics) -> pd.DataFrame:
             "x": np.zeros(len(doc_ids), dtype=np.float32),
             "y": np.zeros(len(doc_ids), dtype=np.float32),
             "raw_outlier": np.asarray(topics) < 0,
+            "placed": "fit",
+            "similarity": np.ones(len(doc_ids), dtype=np.float32),
         }
     )
 

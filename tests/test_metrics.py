@@ -30,6 +30,7 @@ def test_build_metrics_on_a_tiny_build():
         {"doc_id": ["d0", "d1", "d2", "d3"], "topic": [0, 0, 1, -1], "x": 0.0, "y": 0.0}
     )
     clusters["raw_outlier"] = [False, True, False, True]
+    clusters["placed"], clusters["similarity"] = "fit", 0.5
     topics = pd.DataFrame(
         {
             "topic": [-1, 0, 1],

@@ -207,7 +207,7 @@ def _clusters(doc_ids=("p1", "p2")) -> pd.DataFrame:
     n = len(doc_ids)
     return pd.DataFrame(
         {"doc_id": list(doc_ids), "topic": [0] * n, "x": [0.0] * n, "y": [1.0] * n,
-         "raw_outlier": [False] * n}
+         "raw_outlier": [False] * n, "placed": ["fit"] * n, "similarity": [0.5] * n}
     )  # fmt: skip
 
 

@@ -46,16 +46,18 @@ def render_pages(
     stability: dict | None = None,
     baseline: dict | None = None,
     report_name: str = "index.html",
+    fitted_at: str | None = None,
 ) -> dict[str, str]:
     """Pure core: {report_name: the report's HTML, "map.html": the map's}. `embeddings` is
-    (doc_ids, vectors); `stability` and `baseline` are None when not built. Both pages load
-    plotly.min.js and the assets from beside themselves."""
+    (doc_ids, vectors); `stability` and `baseline` are None when not built; `fitted_at`: when
+    the topic model was fitted. Both pages load plotly.min.js and the assets from beside
+    themselves."""
     if report_name == MAP_PAGE:
         raise PipelineError(f"the report cannot be called {MAP_PAGE}: that is the map's name")
     frame = paper_frame(documents, clusters, topics)
     vectors = paper_vectors(frame, *embeddings)
     level = theme_level(themes)
-    summary = summarise(frame, topics, level, venue_topics)
+    summary = summarise(frame, topics, level, venue_topics, fitted_at)
     common = {"title": config.title, "report_name": report_name}
     figures = (metrics, stability, baseline)
     report = report_context(frame, topics, level, venue_topics, summary, figures)
@@ -105,6 +107,7 @@ def run(
         stability=None if stability is None else tables.read_json(stability, "stability"),
         baseline=None if baseline is None else tables.read_json(baseline, "baseline"),
         report_name=report.name,
+        fitted_at=tables.read_notes(clusters, "clusters").get("fitted_at"),
     )
     folder = report.parent
     tables.write_text(folder / PLOTLY_JS, get_plotlyjs())

@@ -92,6 +92,10 @@ class Summary:
     topics: int
     themes: int | None  # None: no theme level
     unassigned: int
+    fitted: int = 0  # papers the topic model was fitted on
+    assigned: int = 0  # assigned to it when it was fitted (a sample fit of a large corpus)
+    added: int = 0  # added to the saved model since
+    fitted_at: str | None = None  # when (ISO, UTC), from the clusters table's notes
 
     @property
     def unassigned_share(self) -> float:
@@ -103,9 +107,11 @@ def summarise(
     topics: pd.DataFrame,
     themes: pd.DataFrame | None,
     venue_topics: pd.DataFrame,
+    fitted_at: str | None = None,
 ) -> Summary:
     """Papers (per venue from venue_topics), topics, themes and unassigned papers (from the
-    topics table's sizes)."""
+    topics table's sizes), and how the papers were placed (clusters' `placed`)."""
+    placed = frame["placed"].value_counts()
     rows = level_rows(venue_topics, "topic").drop_duplicates("venue")
     totals = dict(zip(rows["venue"], rows["venue_papers"], strict=True))
     unassigned = topics.loc[topics["topic"] == UNASSIGNED, "size"]
@@ -115,6 +121,10 @@ def summarise(
         topics=int((topics["topic"] >= 0).sum()),
         themes=None if themes is None else len(themes),
         unassigned=int(unassigned.sum()),
+        fitted=int(placed.get("fit", 0)),
+        assigned=int(placed.get("assigned", 0)),
+        added=int(placed.get("added", 0)),
+        fitted_at=fitted_at,
     )
 
 

@@ -1,4 +1,4 @@
-"""Stage cluster: documents + embeddings -> clusters.parquet (each paper's topic and map position).
+"""The cluster stage's fit: topics and map positions for the papers a model is fitted on.
 
 UMAP + HDBSCAN through BERTopic on the precomputed embeddings (BERTopic never embeds here, so it
 never reaches for a model hub). Then, on the embeddings themselves: HDBSCAN's outliers that are
@@ -13,17 +13,13 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from pipeline import schemas, tables
 from pipeline.centroids import topic_centroids, ward_groups
 from pipeline.config import ClusterConfig
-from pipeline.errors import PipelineError
 from pipeline.neighbours import nearest_neighbours
-from pipeline.text import embedding_texts
 
 log = logging.getLogger("pipeline.cluster")
 
@@ -302,10 +298,8 @@ def assign_topics(
     # boundaries from the embeddings rather than from one seeded layout: topics that change less
     # with the seed (3,401 papers: worst-pair ARI over 6 seeds 0.846 -> 0.884)
     topics = refine_topics(topics, vectors)
-    # fewer voters than the smallest topic's papers, so a small topic can hold its own ground;
-    # under 3 a "majority" is one or two papers, which would only trade labels back and forth
-    voters = min(SMOOTH_NEIGHBOURS, smallest - 1, n - 1)
-    if voters >= MIN_VOTERS:
+    voters = vote_size(n, config)
+    if voters:
         neighbours = (
             without_self(knn, voters)
             if knn is not None and knn.shape[1] > voters
@@ -317,26 +311,30 @@ def assign_topics(
     return number_by_size(topics), raw == -1
 
 
-def cluster_documents(
-    documents: pd.DataFrame, doc_ids: list[str], vectors: np.ndarray, config: ClusterConfig
-) -> pd.DataFrame:
-    """Pure core: documents + their embeddings -> one row per paper (doc_id, topic, x, y,
-    raw_outlier)."""
-    if list(documents["doc_id"]) != list(doc_ids):
-        raise PipelineError(
-            "embeddings do not match documents (different papers or order): rerun the embed stage"
-        )
-    topics, raw_outlier = assign_topics(embedding_texts(documents), vectors, config)
+def vote_size(n_papers: int, config: ClusterConfig) -> int:
+    """Neighbours that vote on a paper's topic (0: no vote): fewer than the smallest topic's
+    papers, so a small topic can hold its own ground, and none under 3, where a "majority" is
+    one or two papers that would only trade labels back and forth."""
+    smallest = resolve_params(n_papers, config).min_cluster_size
+    voters = min(SMOOTH_NEIGHBOURS, smallest - 1, n_papers - 1)
+    return voters if voters >= MIN_VOTERS else 0
+
+
+@dataclass(frozen=True)
+class Fit:
+    """A fit's result for its papers: topic (numbered by size, -1 unassigned), whether HDBSCAN
+    left the paper out, map position (n, 2), and the neighbours that vote on a new paper."""
+
+    topics: np.ndarray
+    raw_outlier: np.ndarray
+    coords: np.ndarray
+    voters: int
+
+
+def fit_topics(texts: list[str], vectors: np.ndarray, config: ClusterConfig) -> Fit:
+    """Fit topics and the 2-D map on these papers."""
+    topics, raw_outlier = assign_topics(texts, vectors, config)
     coords = map_coordinates(vectors, config)
-    clusters = pd.DataFrame(
-        {
-            "doc_id": doc_ids,
-            "topic": topics,
-            "x": coords[:, 0],
-            "y": coords[:, 1],
-            "raw_outlier": raw_outlier,
-        }
-    )
     n = max(len(topics), 1)
     sizes = pd.Series(topics[topics >= 0]).value_counts()
     log.info(
@@ -347,12 +345,5 @@ def cluster_documents(
         100 * raw_outlier.sum() / n,
         100 * (topics == -1).sum() / n,
     )
-    return clusters
-
-
-def run(config: ClusterConfig, documents: Path, embeddings: Path, clusters: Path) -> None:
-    lineage = tables.stage_lineage(config, documents=documents, embeddings=embeddings)
-    papers = tables.read_table(documents, schemas.DOCUMENTS)
-    doc_ids, vectors = tables.read_embeddings(embeddings)
-    table = cluster_documents(papers, doc_ids, vectors, config)
-    tables.write_table(table, clusters, schemas.CLUSTERS, lineage)
+    voters = vote_size(len(vectors), config) if len(vectors) >= MIN_PAPERS_TO_CLUSTER else 0
+    return Fit(topics, raw_outlier, coords, voters)

@@ -1,0 +1,104 @@
+"""`topicmap assign FILE [--model DIR] [--out PATH]`: the papers of any input file placed into an
+existing build's topic model, as a table, without touching the build.
+
+The file is read and cleaned as ingest reads inputs, embedded as the embed stage embeds (with
+its cache), and placed as the cluster stage places papers added to the saved model; the labels
+come from the build the model belongs to (topics.parquet and themes.parquet beside model/).
+Writes doc_id, title, topic, label, theme, theme_label, similarity, x, y (CSV, or Parquet for a
+.parquet path); records not kept are listed in the log, as ingest's ledger would hold them.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pandas as pd
+
+from pipeline import encoder as encoders
+from pipeline import schemas, tables
+from pipeline.cluster import model as models
+from pipeline.cluster.place import place
+from pipeline.config import Config
+from pipeline.embed import embed_with_cache
+from pipeline.errors import PipelineError
+from pipeline.ingest import build_documents, read_file
+from pipeline.text import embedding_texts
+
+log = logging.getLogger("pipeline.assign")
+
+COLUMNS = ["doc_id", "title", "topic", "label", "theme", "theme_label", "similarity", "x", "y"]
+
+
+def read_papers(path: Path, config: Config) -> pd.DataFrame:
+    """The file's papers as documents (records not kept are logged, one line each)."""
+    if not path.is_file():
+        raise PipelineError(f"{path}: input file not found")
+    records, unreadable = read_file(path, config.ingest)
+    documents, rejected = build_documents(records, config.ingest)
+    for row in [*unreadable, *rejected.to_dict("records")]:
+        log.info("not placed: %s: %s", row["source"], row["reason"])
+    if documents.empty:
+        raise PipelineError(f"{path}: no usable abstracts to place")
+    return documents
+
+
+def build_labels(model_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    """The labels of the build the model belongs to (its topics and themes), if beside it."""
+    folder = model_dir.parent
+    if not (folder / "topics.parquet").exists():
+        return None
+    topics = tables.read_table(folder / "topics.parquet", schemas.TOPICS)
+    return topics, tables.read_table(folder / "themes.parquet", schemas.THEMES)
+
+
+def placed_table(documents: pd.DataFrame, placement, labels) -> pd.DataFrame:
+    table = pd.DataFrame(
+        {
+            "doc_id": documents["doc_id"],
+            "title": documents["title"],
+            "topic": placement.topics,
+            "similarity": placement.similarity,
+            "x": placement.coords[:, 0],
+            "y": placement.coords[:, 1],
+        }
+    )
+    if labels is None:
+        table["label"], table["theme"], table["theme_label"] = None, None, None
+        return table[COLUMNS]
+    topics, themes = labels
+    table = table.merge(topics[["topic", "label", "theme"]], on="topic", how="left")
+    theme_labels = themes.rename(columns={"label": "theme_label"})[["theme", "theme_label"]]
+    return table.merge(theme_labels, on="theme", how="left")[COLUMNS]
+
+
+def assign(path: Path, model_dir: Path, config: Config) -> pd.DataFrame:
+    """Pure of the build: the table of the file's papers placed into the model."""
+    model = models.load(model_dir)
+    models.check_compatible(model, model_dir, encoders.encoder_identity(config.embed))
+    models.check_settings(model, model_dir, config.cluster)
+    documents = read_papers(path, config)
+    cache_dir = Path(config.embed.cache_dir) if config.embed.cache_dir else None
+    precision = encoders.resolve_precision(config.embed)
+    vectors, _ = embed_with_cache(
+        embedding_texts(documents),
+        lambda: encoders.load_encoder(config.embed),
+        config.embed,
+        precision,
+        cache_dir,
+    )
+    return placed_table(documents, place(model, vectors), build_labels(model_dir))
+
+
+def run(path: Path, config: Config, model_dir: Path | None, out: Path | None) -> Path:
+    """Write the table to `out` (default: <file's stem>.topics.csv in the working folder)."""
+    model_dir = model_dir or Path(config.output_dir) / "model"
+    out = out or Path(f"{path.stem}.topics.csv")
+    table = assign(path, model_dir, config)
+    if out.suffix.lower() in {".parquet", ".pq"}:
+        tables.atomic_write(out, lambda tmp: table.to_parquet(tmp, index=False))
+    else:
+        tables.write_text(out, table.to_csv(index=False))
+    placed = int((table["topic"] >= 0).sum())
+    log.info("%d papers placed into %s (%d in a topic): %s", len(table), model_dir, placed, out)
+    return out

@@ -1,0 +1,205 @@
+"""Stage cluster: documents + embeddings -> clusters.parquet and the saved topic model (model/).
+
+A build fits a topic model on its papers (fit.py: UMAP + HDBSCAN and the border rounds) and
+saves it (model.py); above `cluster.fit_max_papers` it fits on a stratified sample (sample.py)
+and assigns the rest (place.py). A later build whose inputs only gained papers keeps every
+paper's topic and map position and adds the new papers to the saved model. It refits when asked
+(`--refit`), when the cluster settings changed, when papers were removed, when more than
+`cluster.refit_share` of the papers were added since the fit, or when more than
+`cluster.refit_unassigned_share` of the new papers fit no topic.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from pipeline import schemas, tables
+from pipeline.cluster import model as models
+from pipeline.cluster.fit import assign_topics, fit_topics
+from pipeline.cluster.model import REFIT, TopicModel
+from pipeline.cluster.place import own_similarity, place
+from pipeline.cluster.sample import stratified_sample
+from pipeline.config import ClusterConfig
+from pipeline.errors import PipelineError
+from pipeline.text import embedding_texts
+
+log = logging.getLogger("pipeline.cluster")
+
+MODEL_DIR = "model"  # beside clusters.parquet
+MIN_UNASSIGNED_TO_REFIT = 10  # fewer new papers without a topic never trigger a refit
+
+__all__ = ["assign_topics", "cluster_documents", "run"]
+
+
+@dataclass(frozen=True)
+class Result:
+    """The clusters table, and the model: new when `refitted`, else the saved one."""
+
+    clusters: pd.DataFrame
+    model: TopicModel
+    refitted: bool
+
+
+def _frame(doc_ids, topics, coords, raw_outlier, placed: str, similarity) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "doc_id": list(doc_ids),
+            "topic": np.asarray(topics, dtype=np.int32),
+            "x": np.asarray(coords, dtype=np.float32)[:, 0],
+            "y": np.asarray(coords, dtype=np.float32)[:, 1],
+            "raw_outlier": np.asarray(raw_outlier, dtype=bool),
+            "placed": placed,
+            "similarity": np.asarray(similarity, dtype=np.float32),
+        }
+    )
+
+
+def fit(
+    documents: pd.DataFrame, vectors: np.ndarray, config: ClusterConfig, encoder: str
+) -> Result:
+    """Fit a model on the papers (a stratified sample of them above fit_max_papers) and assign
+    the rest to it."""
+    rows = stratified_sample(documents, config.fit_max_papers)
+    if len(rows) < len(documents):
+        log.info("fitting on a sample of %d of %d papers", len(rows), len(documents))
+    fitted_docs = documents.iloc[rows]
+    result = fit_topics(embedding_texts(fitted_docs), vectors[rows], config)
+    fitted = _frame(fitted_docs["doc_id"], result.topics, result.coords, result.raw_outlier,
+                    "fit", np.zeros(len(rows)))  # fmt: skip
+    model = models.new_model(config, encoder, len(documents), result.voters, fitted, vectors[rows])
+    fitted["similarity"] = own_similarity(model, vectors[rows], result.topics)
+    rest = np.setdiff1d(np.arange(len(documents)), rows)
+    placed = place(model, vectors[rest])
+    assigned = _frame(documents["doc_id"].iloc[rest], placed.topics, placed.coords,
+                      np.zeros(len(rest)), "assigned", placed.similarity)  # fmt: skip
+    return Result(_in_order(documents, [fitted, assigned]), model, refitted=True)
+
+
+def _in_order(documents: pd.DataFrame, parts: list[pd.DataFrame]) -> pd.DataFrame:
+    frame = pd.concat([p for p in parts if len(p)] or parts[:1], ignore_index=True)
+    order = frame.set_index("doc_id").index.get_indexer(documents["doc_id"])
+    return frame.iloc[order].reset_index(drop=True)
+
+
+def refit_reason(
+    documents: pd.DataFrame, config: ClusterConfig, model: TopicModel, previous: pd.DataFrame
+) -> str | None:
+    """Why the saved model must be refitted for these papers, or None to extend it."""
+    current = models.fit_settings(config)
+    changed = sorted(k for k in current if model.settings.get(k) != current[k])
+    if changed:
+        return "cluster settings changed (" + ", ".join(f"cluster.{k}" for k in changed) + ")"
+    removed = ~previous["doc_id"].isin(documents["doc_id"])
+    if removed.any():
+        return f"{int(removed.sum())} papers were removed since the fit"
+    added = int((previous["placed"] == "added").sum()) + int(
+        (~documents["doc_id"].isin(previous["doc_id"])).sum()
+    )
+    if added > config.refit_share * len(documents):
+        return (
+            f"{added} of {len(documents)} papers were added since the fit "
+            f"(over cluster.refit_share = {config.refit_share:g})"
+        )
+    return None
+
+
+def extend(
+    documents: pd.DataFrame, vectors: np.ndarray, model: TopicModel, previous: pd.DataFrame
+) -> pd.DataFrame:
+    """Every paper of `previous` as it was, and the new papers placed into the model."""
+    new = np.flatnonzero(~documents["doc_id"].isin(previous["doc_id"]).to_numpy())
+    placed = place(model, vectors[new])
+    added = _frame(documents["doc_id"].iloc[new], placed.topics, placed.coords,
+                   np.zeros(len(new)), "added", placed.similarity)  # fmt: skip
+    kept = previous[previous["doc_id"].isin(documents["doc_id"])]
+    return _in_order(documents, [kept, added])
+
+
+def too_many_unassigned(clusters: pd.DataFrame, new_ids: set, config: ClusterConfig) -> str | None:
+    new = clusters[clusters["doc_id"].isin(new_ids)]
+    unassigned = int((new["topic"] < 0).sum())
+    if unassigned >= MIN_UNASSIGNED_TO_REFIT and unassigned > config.refit_unassigned_share * len(
+        new
+    ):
+        return (
+            f"{unassigned} of {len(new)} new papers fit no topic "
+            f"(over cluster.refit_unassigned_share = {config.refit_unassigned_share:g})"
+        )
+    return None
+
+
+def cluster_documents(
+    documents: pd.DataFrame,
+    vectors: np.ndarray,
+    config: ClusterConfig,
+    encoder: str,
+    saved: TopicModel | None = None,
+    previous: pd.DataFrame | None = None,
+    refit: bool = False,
+) -> Result:
+    """Pure core: topics and map positions for every paper, from the saved model and the
+    previous clusters table when they are given and still fit, else from a new fit."""
+    if len(vectors) != len(documents):
+        raise PipelineError("embeddings do not match documents: rerun the embed stage")
+    reason = "asked for" if refit else "no saved model" if saved is None else None
+    if reason is None and previous is None:
+        reason = "no clusters table placed by the saved model"
+    reason = reason or refit_reason(documents, config, saved, previous)
+    if reason is None:
+        new_ids = set(documents["doc_id"]) - set(previous["doc_id"])
+        clusters = extend(documents, vectors, saved, previous)
+        reason = too_many_unassigned(clusters, new_ids, config)
+        if reason is None:
+            log.info(
+                "%d new papers placed into the saved model (fitted %s on %d papers)",
+                len(new_ids), saved.fitted_at, len(saved.doc_ids),
+            )  # fmt: skip
+            return Result(clusters, saved, refitted=False)
+    log.info("fitting a topic model: %s", reason)
+    return fit(documents, vectors, config, encoder)
+
+
+def read_saved(
+    model_dir: Path, clusters_path: Path, encoder: str
+) -> tuple[TopicModel | None, pd.DataFrame | None]:
+    """The saved model and the clusters table it placed, when both are there and belong
+    together; a model dir that is partial, foreign or from other versions is an error."""
+    previous, fit_id = None, None
+    if clusters_path.exists():
+        fit_id = tables.read_notes(clusters_path, "clusters").get("fit_id")
+        if fit_id is None:  # from a build without a saved model: refit
+            return None, None
+        previous = tables.read_table(clusters_path, schemas.CLUSTERS)
+    if not model_dir.exists():
+        if previous is not None:
+            raise PipelineError(f"{model_dir}: the saved topic model is missing: {REFIT}")
+        return None, None
+    saved = models.load(model_dir)
+    models.check_compatible(saved, model_dir, encoder)
+    if previous is None or fit_id != saved.fit_id:
+        raise PipelineError(f"{model_dir}: the saved model did not place {clusters_path}: {REFIT}")
+    return saved, previous
+
+
+def run(
+    config: ClusterConfig, documents: Path, embeddings: Path, clusters: Path, refit: bool = False
+) -> None:
+    """Write clusters.parquet and, beside it, the model it came from (model/)."""
+    lineage = tables.stage_lineage(config, documents=documents, embeddings=embeddings)
+    papers = tables.read_table(documents, schemas.DOCUMENTS)
+    _, vectors = tables.read_embeddings(embeddings, documents=papers)
+    encoder = tables.read_notes(embeddings, "embeddings").get("encoder", "unknown")
+    model_dir = clusters.parent / MODEL_DIR
+    saved, previous = (None, None) if refit else read_saved(model_dir, clusters, encoder)
+    result = cluster_documents(papers, vectors, config, encoder, saved, previous, refit)
+    if result.refitted:
+        models.save(result.model, model_dir)
+    notes = {k: str(v) for k, v in result.model.summary().items()}
+    tables.write_table(result.clusters, clusters, schemas.CLUSTERS, lineage, notes)
+    os.utime(model_dir / "fit.json")  # the model is current for this clusters table (for Make)

@@ -1,0 +1,104 @@
+"""Placing papers into a fitted model, as the fit placed its own: the topic whose centre is most
+similar (none below `cluster.outlier_threshold`, as for HDBSCAN's outliers), then the vote of
+the nearest fitted papers (as the fit's last border round); on the map, among the nearest fitted
+papers of the same topic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from pipeline.cluster.model import TopicModel
+from pipeline.neighbours import neighbours_among
+
+LAYOUT_NEIGHBOURS = 10  # fitted papers a new paper's map position is taken from
+CENTRE_BLOCK = 65_536  # papers compared with every topic centre at once (bounds the memory)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Per paper: topic (-1: none), cosine to that topic's centre (to the nearest centre for
+    -1), map position (n, 2)."""
+
+    topics: np.ndarray
+    similarity: np.ndarray
+    coords: np.ndarray
+
+
+def nearest_centres(
+    vectors: np.ndarray, ids: np.ndarray, centroids: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(the topic whose centre is most cosine-similar, that similarity), a block at a time."""
+    n = len(vectors)
+    best = np.zeros(n, dtype=np.int64)
+    best_sim = np.full(n, -1.0, dtype=np.float32)
+    for start in range(0, n, CENTRE_BLOCK):
+        block = vectors[start : start + CENTRE_BLOCK] @ centroids.T
+        best[start : start + CENTRE_BLOCK] = block.argmax(axis=1)
+        best_sim[start : start + CENTRE_BLOCK] = block.max(axis=1)
+    return ids[best], best_sim
+
+
+def vote(topics: np.ndarray, neighbour_topics: np.ndarray) -> np.ndarray:
+    """An assigned paper takes the topic held by more than half of its voting neighbours, where
+    one is (unassigned papers stay so): one round of the fit's neighbourhood vote."""
+    from scipy.sparse import coo_matrix
+
+    n, k = neighbour_topics.shape
+    if not k or not n or neighbour_topics.max(initial=-1) < 0:
+        return topics
+    rows = np.repeat(np.arange(n), k)
+    votes = neighbour_topics.ravel()
+    cast = votes >= 0
+    counts = coo_matrix(
+        (np.ones(cast.sum(), dtype=np.int32), (rows[cast], votes[cast])),
+        shape=(n, int(votes.max()) + 1),
+    ).tocsr()
+    majority = np.asarray(counts.max(axis=1).todense()).ravel() > k / 2
+    winner = np.asarray(counts.argmax(axis=1)).ravel().astype(np.int32)
+    return np.where((topics >= 0) & majority, winner, topics)
+
+
+def layout_positions(
+    topics: np.ndarray, neighbours: np.ndarray, similarities: np.ndarray, model: TopicModel
+) -> np.ndarray:
+    """Each paper's map position: the similarity-weighted mean of its nearest fitted papers'
+    positions, those of its own topic where any is among them (so it is drawn with its topic)."""
+    neighbour_topics = model.topics[neighbours]
+    same = neighbour_topics == topics[:, None]
+    use = np.where(same.any(axis=1)[:, None], same, True)
+    weights = np.where(use, np.clip(similarities, 1e-6, None), 0.0)
+    weights /= weights.sum(axis=1, keepdims=True)
+    return np.einsum("nk,nkd->nd", weights, model.coords[neighbours]).astype(np.float32)
+
+
+def own_similarity(model: TopicModel, vectors: np.ndarray, topics: np.ndarray) -> np.ndarray:
+    """Each paper's cosine to its topic's centre; for an unassigned paper, to the nearest."""
+    ids, centroids = model.centroids
+    if not len(ids):
+        return np.zeros(len(vectors), dtype=np.float32)
+    _, best_sim = nearest_centres(vectors, ids, centroids)
+    position = {t: i for i, t in enumerate(ids.tolist())}
+    own = np.array([position.get(t, -1) for t in np.asarray(topics).tolist()], dtype=np.int64)
+    mine = np.einsum("nd,nd->n", vectors, centroids[np.maximum(own, 0)])
+    return np.where(own >= 0, mine, best_sim).astype(np.float32)
+
+
+def place(model: TopicModel, vectors: np.ndarray) -> Placement:
+    """Place papers (their unit `vectors`) into `model`."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    n = len(vectors)
+    ids, centroids = model.centroids
+    if not n or not len(ids):
+        empty = np.zeros(n, dtype=np.float32)
+        return Placement(np.full(n, -1, np.int32), empty, np.zeros((n, 2), np.float32))
+    nearest, best_sim = nearest_centres(vectors, ids, centroids)
+    topics = np.where(best_sim >= model.outlier_threshold, nearest, -1).astype(np.int32)
+    k = max(model.voters, LAYOUT_NEIGHBOURS)
+    neighbours, similarities = neighbours_among(vectors, model.vectors, k)
+    topics = vote(topics, model.topics[neighbours[:, : model.voters]]).astype(np.int32)
+    layout = slice(0, LAYOUT_NEIGHBOURS)
+    coords = layout_positions(topics, neighbours[:, layout], similarities[:, layout], model)
+    return Placement(topics, own_similarity(model, vectors, topics), coords)

@@ -1,0 +1,281 @@
+"""Stage label: documents + clusters + embeddings -> topics.parquet and themes.parquet.
+
+Terms: BERTopic's class-based TF-IDF over each topic's papers counts the terms of
+`pipeline.text` (phrases of up to `max_ngram` words that never cross punctuation, stop words
+or ML filler). BERTopic's KeyBERTInspired (closeness to the topic's papers) and
+MaximalMarginalRelevance (variety) then rerank the candidates. A label is the best terms, 2 to
+`label_words` words, unique across topics.
+
+Themes: the topics' mean embeddings are grouped (Ward) into 8-20 themes, labelled the same way
+from their papers; with too few topics there are fewer themes, or one level (a logged note).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from pipeline import encoder as encoders
+from pipeline import schemas, tables
+from pipeline.centroids import topic_centroids, ward_groups
+from pipeline.config import EmbedConfig, LabelConfig
+from pipeline.errors import PipelineError
+from pipeline.label.names import make_label, unique_labels
+from pipeline.label.terms import distinct_terms, group_terms
+from pipeline.schemas import UNASSIGNED_LABEL
+from pipeline.text import term_texts
+
+log = logging.getLogger("pipeline.label")
+
+MIN_THEMES, MAX_THEMES = 8, 20
+
+__all__ = [
+    "assign_themes",
+    "distinct_terms",
+    "label_topics",
+    "make_label",
+    "run",
+    "theme_count",
+    "unique_labels",
+]
+
+
+def theme_count(n_topics: int, setting: int | str) -> int:
+    """Themes to form over `n_topics`: 8-20 (auto: about a quarter of the topics) or as set,
+    but never more than half the topics; with fewer than 4 topics, one level (a theme each)."""
+    wanted = min(MAX_THEMES, max(MIN_THEMES, round(n_topics / 4)))
+    wanted = wanted if setting == "auto" else int(setting)
+    if n_topics < 4:
+        return n_topics
+    return min(wanted, n_topics // 2)
+
+
+def assign_themes(vectors: np.ndarray, topics: np.ndarray, config: LabelConfig) -> dict[int, int]:
+    """topic -> theme: Ward groups of the topics' mean embeddings, numbered by papers, largest
+    first. Logs a note where there are too few topics for the themes asked for."""
+    ids, centroids = topic_centroids(vectors, topics)
+    n_themes = theme_count(len(ids), config.n_themes)
+    if n_themes == len(ids):
+        log.info("note: only %d topics, too few to group: one level (each its own theme)", len(ids))
+    elif n_themes < MIN_THEMES:
+        log.info("note: only %d topics: %d themes (8-20 need at least 16)", len(ids), n_themes)
+    groups = ward_groups(centroids, n_themes)
+    papers = pd.Series(topics[topics >= 0]).value_counts()
+    size = {g: sum(papers[t] for t, h in zip(ids, groups, strict=True) if h == g) for g in groups}
+    order = sorted(set(groups.tolist()), key=lambda g: (-size[g], min(ids[groups == g])))
+    number = {g: i for i, g in enumerate(order)}
+    return {int(t): number[g] for t, g in zip(ids, groups, strict=True)}
+
+
+def representative_docs(
+    doc_ids: np.ndarray, vectors: np.ndarray, topics: np.ndarray, n: int
+) -> dict[int, list[str]]:
+    """topic -> the doc_ids of its `n` papers nearest its mean embedding (ties: lower doc_id)."""
+    ids, centroids = topic_centroids(vectors, topics)
+    chosen = {}
+    for topic, centre in zip(ids, centroids, strict=True):
+        members = np.flatnonzero(topics == topic)
+        similarity = vectors[members] @ centre
+        order = np.lexsort((doc_ids[members], -similarity))[:n]
+        chosen[int(topic)] = [str(d) for d in doc_ids[members[order]]]
+    return chosen
+
+
+def paper_vectors(documents: pd.DataFrame, merged: pd.DataFrame, vectors: np.ndarray) -> np.ndarray:
+    """The rows of `vectors` (documents' order) in `merged`'s order."""
+    row_of = {doc_id: i for i, doc_id in enumerate(documents["doc_id"])}
+    return np.asarray(vectors, dtype=np.float32)[[row_of[d] for d in merged["doc_id"]]]
+
+
+def theme_labels(
+    texts: list[str],
+    paper_themes: np.ndarray,
+    topic_terms: dict[int, list[str]],
+    topic_labels: dict[int, str],
+    themes: dict[int, int],
+    vectors: np.ndarray,
+    config: LabelConfig,
+    encoder=None,
+) -> tuple[dict[int, str], dict[int, list[str]]]:
+    """(theme -> label, theme -> terms). A real second level is labelled from its papers; with
+    one level a theme is its topic, with the topic's label and terms."""
+    if len(set(themes.values())) == len(themes):
+        labels = {themes[t]: topic_labels[t] for t in themes}
+        return labels, {themes.get(t, t): terms for t, terms in topic_terms.items()}
+    theme_terms = group_terms(texts, paper_themes, vectors, config, encoder)
+    assigned = {h: v for h, v in theme_terms.items() if h >= 0}
+    return unique_labels(assigned, config.label_words, "Theme"), theme_terms
+
+
+def theme_rows(
+    themes: dict[int, int], labels: dict[int, str], terms: dict[int, list[str]]
+) -> pd.DataFrame:
+    """One row per theme (themes.parquet) with its label, terms and topics, and the unassigned
+    papers' row where they have terms; sizes are set by `sized`."""
+    members = {h: sorted(t for t, g in themes.items() if g == h) for h in set(themes.values())}
+    if schemas.UNASSIGNED in terms:
+        members[schemas.UNASSIGNED] = [schemas.UNASSIGNED]
+    rows = [
+        {
+            "theme": theme,
+            "label": labels.get(theme, UNASSIGNED_LABEL),
+            "terms": terms.get(theme, []),
+            "size": 0,
+            "topics": topics,
+        }
+        for theme, topics in sorted(members.items(), key=lambda item: (item[0] < 0, item[0]))
+    ]
+    return pd.DataFrame(rows, columns=schemas.THEMES.columns)
+
+
+def _with_unassigned(table: pd.DataFrame, key: str, row: dict) -> pd.DataFrame:
+    if schemas.UNASSIGNED in set(table[key]):
+        return table
+    return pd.concat([table, pd.DataFrame([row], columns=table.columns)], ignore_index=True)
+
+
+def sized(
+    topic_table: pd.DataFrame, theme_table: pd.DataFrame, topics: np.ndarray
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The topic and theme tables with the papers of every topic in `topics` (each paper's):
+    sizes, a theme's topics largest first, and rows for unassigned papers the fit had none of."""
+    sizes = pd.Series(topics).value_counts()
+    if schemas.UNASSIGNED in sizes.index:
+        nothing = {"label": UNASSIGNED_LABEL, "terms": [], "size": 0}
+        topic_table = _with_unassigned(
+            topic_table, "topic", {"topic": -1, **nothing, "theme": -1, "representative_docs": []}
+        )
+        theme_table = _with_unassigned(
+            theme_table, "theme", {"theme": -1, **nothing, "topics": [-1]}
+        )
+    topic_table = topic_table.sort_values("topic", ignore_index=True)
+    topic_table["size"] = [int(sizes.get(t, 0)) for t in topic_table["topic"]]
+    last = np.iinfo(np.int32).max  # the unassigned theme comes last
+    theme_table = theme_table.sort_values(
+        "theme", key=lambda c: c.where(c >= 0, last), ignore_index=True
+    )
+    theme_table["topics"] = [
+        sorted(members, key=lambda t: (-sizes.get(t, 0), t)) for members in theme_table["topics"]
+    ]
+    theme_table["size"] = [int(sum(sizes.get(t, 0) for t in m)) for m in theme_table["topics"]]
+    return topic_table, theme_table
+
+
+def basis(
+    merged: pd.DataFrame, vectors: np.ndarray, config: LabelConfig, embed_config: EmbedConfig
+) -> str:
+    """A fingerprint of everything the terms, labels and themes are computed from: the fitted
+    papers (their ids, texts, topics and vectors) and the settings. Papers added to a saved
+    model later change none of it, so their labels stay."""
+    fitted = merged["placed"].to_numpy() == "fit"
+    digest = hashlib.sha256(
+        json.dumps(
+            [config.model_dump(), embed_config.model_dump(),
+             merged.loc[fitted, ["doc_id", "title", "abstract"]].astype(str).values.tolist()]
+        ).encode()
+    )  # fmt: skip
+    digest.update(merged["topic"].to_numpy(np.int32)[fitted].tobytes())
+    digest.update(np.ascontiguousarray(vectors[fitted], dtype=np.float32).tobytes())
+    return digest.hexdigest()[:32]
+
+
+def label_topics(
+    documents: pd.DataFrame,
+    clusters: pd.DataFrame,
+    vectors: np.ndarray,
+    config: LabelConfig,
+    encoder=None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Pure core: (topics, themes) tables. Terms, labels, themes and representative papers come
+    from the papers the topic model was fitted on (clusters' `placed` == "fit"); sizes count
+    every paper. `vectors` are the embeddings of `documents`' rows; `encoder` (the embedding
+    model) enables the KeyBERTInspired + MMR reranking."""
+    merged = tables.join_papers(documents, clusters)
+    vectors = paper_vectors(documents, merged, vectors)
+    fit = merged["placed"].to_numpy() == "fit"
+    merged, vectors = merged[fit].reset_index(drop=True), vectors[fit]
+    topics = merged["topic"].to_numpy()
+    texts = term_texts(merged)
+    encoder = encoder if config.representation == "keybert_mmr" else None
+
+    terms = group_terms(texts, topics, vectors, config, encoder)
+    labels = unique_labels({t: v for t, v in terms.items() if t >= 0}, config.label_words, "Topic")
+    themes = assign_themes(vectors, topics, config)
+    paper_themes = np.array([themes.get(int(t), -1) for t in topics])
+    names, theme_terms = theme_labels(
+        texts, paper_themes, terms, labels, themes, vectors, config, encoder
+    )
+    representatives = representative_docs(
+        merged["doc_id"].to_numpy(), vectors, topics, config.n_representative
+    )
+    topic_table = pd.DataFrame(
+        [
+            {
+                "topic": topic,
+                "label": labels.get(topic, UNASSIGNED_LABEL),
+                "terms": terms[topic],
+                "size": 0,
+                "theme": themes.get(topic, schemas.UNASSIGNED),
+                "representative_docs": representatives.get(topic, []),
+            }
+            for topic in sorted(terms)
+        ],
+        columns=schemas.TOPICS.columns,
+    )
+    theme_table = theme_rows(themes, names, theme_terms)
+    return sized(topic_table, theme_table, clusters["topic"].to_numpy())
+
+
+def previous_tables(topics: Path, themes: Path, fingerprint: str):
+    """The tables a previous run wrote from the same basis, or None."""
+    try:
+        if all(tables.read_notes(p).get("basis") == fingerprint for p in (topics, themes)):
+            return tables.read_table(topics, schemas.TOPICS), tables.read_table(
+                themes, schemas.THEMES
+            )
+    except PipelineError:  # missing or unreadable: compute them
+        pass
+    return None
+
+
+def run(
+    config: LabelConfig,
+    embed_config: EmbedConfig,
+    documents: Path,
+    clusters: Path,
+    embeddings: Path,
+    topics: Path,
+    themes: Path,
+) -> None:
+    """`embed_config` loads the encoder (with its precision) that KeyBERTInspired embeds the
+    candidate terms with. Where the previous tables were computed from the same basis (only
+    papers added to the saved model since), their labels, terms and themes are kept."""
+    lineage = tables.stage_lineage(
+        config, documents=documents, clusters=clusters, embeddings=embeddings
+    )
+    papers = tables.read_table(documents, schemas.DOCUMENTS)
+    placed = tables.read_table(clusters, schemas.CLUSTERS)
+    _, vectors = tables.read_embeddings(embeddings, documents=papers)
+    merged = tables.join_papers(papers, placed)
+    fingerprint = basis(merged, paper_vectors(papers, merged, vectors), config, embed_config)
+    kept = previous_tables(topics, themes, fingerprint)
+    if kept is not None:
+        log.info("labels kept: the papers they were computed from are unchanged")
+        topic_table, theme_table = sized(*kept, placed["topic"].to_numpy())
+    else:
+        encoder = None
+        if config.representation == "keybert_mmr":
+            encoder = encoders.load_encoder(embed_config)
+        # the candidate terms are embedded as the papers were: the embed section's precision
+        with encoders.precision_context(encoders.resolve_precision(embed_config)):
+            topic_table, theme_table = label_topics(papers, placed, vectors, config, encoder)
+    for row in topic_table.itertuples():
+        log.info("topic %3d  %4d papers  theme %2d  %s", row.topic, row.size, row.theme, row.label)
+    notes = {"basis": fingerprint}
+    tables.write_table(theme_table, themes, schemas.THEMES, lineage, notes)
+    tables.write_table(topic_table, topics, schemas.TOPICS, lineage, notes)

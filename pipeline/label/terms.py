@@ -1,0 +1,158 @@
+"""A group's terms (a topic's, a theme's): BERTopic's class-based TF-IDF over the group's papers
+with the terms of `pipeline.text`, kept where enough of the group's papers use them
+(CommonTerms), then reranked by KeyBERTInspired and picked for variety by
+MaximalMarginalRelevance when the embedding model is given."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pipeline.config import LabelConfig
+from pipeline.text import term_analyzer
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def _folded(term: str) -> set[str]:
+    return {_singular(w) for w in term.split()}
+
+
+def distinct_terms(terms: list[str]) -> list[str]:
+    """Drop terms a better one already says, plurals included: a phrase replaces the words it
+    contains ("optimal transport", not "optimal, transport")."""
+    kept: list[str] = []
+    for term in terms:
+        words = _folded(term)
+        if any(words <= _folded(k) for k in kept):
+            continue
+        covered = [k for k in kept if _folded(k) < words]
+        if covered:
+            kept[kept.index(covered[0])] = term
+            kept = [k for k in kept if k not in covered[1:]]
+        else:
+            kept.append(term)
+    return kept
+
+
+def common_terms(terms: list[str], texts: list[str], analyzer, min_share: float) -> list[str]:
+    """The terms used by at least `min_share` of the texts (and by two, where there are two),
+    in order; topped up from the rest to three terms when fewer are that common."""
+    doc_terms = [set(analyzer(text)) for text in texts]
+    needed = max(min_share * len(texts), min(2, len(texts)))
+    common = [t for t in terms if sum(t in d for d in doc_terms) >= needed]
+    return common + [t for t in terms if t not in common][: max(0, 3 - len(common))]
+
+
+class CommonTerms:
+    """A BERTopic representation step: keeps the candidate terms that at least `min_share` of
+    the topic's papers use, so its terms describe the topic rather than a few of its papers
+    (and co-occur in its papers: NPMI coherence)."""
+
+    def __init__(self, min_share: float):
+        self.min_share = min_share
+
+    def extract_topics(self, topic_model, documents, c_tf_idf, topics):
+        analyzer = topic_model.vectorizer_model.build_analyzer()
+        texts = documents.groupby("Topic")["Document"].agg(list)
+        result = {}
+        for topic, pairs in topics.items():
+            score = {w: s for w, s in pairs if w}
+            kept = distinct_terms(common_terms(list(score), texts[topic], analyzer, self.min_share))
+            result[topic] = [(w, score[w]) for w in kept]
+        return result
+
+
+def _refiners(config: LabelConfig, wanted: int, vectors: np.ndarray) -> list:
+    """KeyBERTInspired, then MaximalMarginalRelevance, adapted to follow CommonTerms."""
+    from bertopic.representation import KeyBERTInspired, MaximalMarginalRelevance
+
+    class KeyBERTOnCandidates(KeyBERTInspired):
+        """Reranks the candidates it is given (the common terms) instead of drawing its own
+        from the c-TF-IDF matrix, with the papers' own embeddings (`vectors`) rather than
+        encoding the representative papers again."""
+
+        def extract_topics(self, topic_model, documents, c_tf_idf, topics):
+            _, docs, positions, doc_ids = topic_model._extract_representative_docs(
+                c_tf_idf, documents, topics, self.nr_samples, self.nr_repr_docs
+            )
+            candidates = {topic: [w for w, _ in pairs if w] for topic, pairs in topics.items()}
+            doc_vectors = vectors[np.concatenate(doc_ids).astype(int)]
+            similarity, words = self._extract_embeddings(
+                topic_model, candidates, docs, positions, doc_vectors
+            )
+            return self._extract_top_words(words, candidates, similarity)
+
+    class BoundedMMR(MaximalMarginalRelevance):
+        """Asks for no more terms than a topic has (BERTopic's MMR fails on such topics)."""
+
+        def extract_topics(self, topic_model, documents, c_tf_idf, topics):
+            result = {}
+            for topic, pairs in topics.items():
+                self.top_n_words = min(wanted, len(pairs))
+                single = {topic: pairs}
+                result.update(
+                    super().extract_topics(topic_model, documents, c_tf_idf, single)
+                    if pairs
+                    else single
+                )
+            return result
+
+    return [
+        KeyBERTOnCandidates(top_n_words=3 * wanted, random_state=42),
+        BoundedMMR(diversity=config.mmr_diversity, top_n_words=wanted),
+    ]
+
+
+def group_terms(
+    texts: list[str],
+    groups: np.ndarray,
+    vectors: np.ndarray | None,
+    config: LabelConfig,
+    encoder=None,
+) -> dict[int, list[str]]:
+    """Best terms per group (a topic or theme id in `groups`), best first: the c-TF-IDF
+    candidates that `min_term_share` of the group's papers use, then, given the embedding model
+    (`encoder`), reranked by KeyBERTInspired and picked for variety by MaximalMarginalRelevance.
+    `vectors` are the texts' embeddings."""
+    from bertopic import BERTopic
+    from bertopic.cluster import BaseCluster
+    from bertopic.dimensionality import BaseDimensionalityReduction
+    from bertopic.vectorizers import ClassTfidfTransformer
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    steps = [CommonTerms(config.min_term_share)]
+    wanted = config.n_terms
+    if encoder is not None and config.representation == "keybert_mmr":
+        steps += _refiners(config, wanted, vectors)
+    else:
+        encoder = None
+    model = BERTopic(
+        language=None,  # keep punctuation: terms never cross it
+        embedding_model=encoder,
+        umap_model=BaseDimensionalityReduction(),
+        hdbscan_model=BaseCluster(),  # the groups are given
+        vectorizer_model=CountVectorizer(analyzer=term_analyzer(config.max_ngram)),
+        ctfidf_model=ClassTfidfTransformer(reduce_frequent_words=True),
+        representation_model=steps,
+        top_n_words=max(3 * wanted, 50),
+        calculate_probabilities=False,
+    )
+    ids = sorted(set(groups.tolist()))
+    try:
+        model.fit(texts, embeddings=np.zeros((len(texts), 1)), y=groups)
+    except ValueError as exc:  # no term at all (e.g. papers of one filler word each)
+        if "empty vocabulary" not in str(exc):
+            raise
+        return {group: [] for group in ids}
+    current = model.topic_mapper_.get_mappings(original_topics=True)
+    words = model.get_topics()
+    return {
+        group: distinct_terms([w for w, _ in words.get(current[group], []) if w])[: config.n_terms]
+        for group in ids
+    }

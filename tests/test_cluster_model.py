@@ -1,0 +1,243 @@
+"""The saved topic model: fitted once (on a stratified sample for large corpora), saved as
+tables, new papers placed into it as the fit placed its own, refitted when it no longer fits,
+and refused with one line when it is partial, foreign or from other versions."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipeline import schemas, tables
+from pipeline.cluster import cluster_documents, read_saved
+from pipeline.cluster import model as models
+from pipeline.cluster.place import place
+from pipeline.cluster.sample import stratified_sample
+from pipeline.config import ClusterConfig
+from pipeline.errors import PipelineError
+
+ENCODER = "test encoder"
+SIZES = (60, 45, 35, 20)  # blobs, unequal so that topics are numbered by size
+
+
+def _blobs(n_per=SIZES, seed=0, noise=0.05):
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(len(SIZES), 384))
+    centres /= np.linalg.norm(centres, axis=1, keepdims=True)
+    truth = np.repeat(np.arange(len(n_per)), n_per)
+    vectors = centres[truth] + rng.normal(scale=noise, size=(len(truth), 384))
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    n = len(truth)
+    documents = pd.DataFrame(
+        {
+            "doc_id": [f"s{seed}-{i:04d}" for i in range(n)],
+            "venue": np.where(np.arange(n) % 3 == 0, "ICLR", "ICML"),
+            "year": pd.array(2020 + np.arange(n) % 2, dtype="Int32"),
+            "title": [None] * n,
+            "abstract": [f"paper {i} of blob {t}" for i, t in enumerate(truth)],
+        }
+    )
+    return documents, vectors.astype(np.float32), truth, centres
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    documents, vectors, truth, centres = _blobs()
+    result = cluster_documents(documents, vectors, ClusterConfig(), ENCODER)
+    return documents, vectors, truth, centres, result
+
+
+def test_a_fit_places_its_own_papers_again(fitted):
+    documents, vectors, _, _, result = fitted
+    assert result.refitted and set(result.clusters["placed"]) == {"fit"}
+    placed = place(result.model, vectors)
+    agree = (placed.topics == result.clusters["topic"].to_numpy()).mean()
+    assert agree >= 0.99, agree
+    own = result.clusters["similarity"].to_numpy()
+    assert np.allclose(placed.similarity, own, atol=1e-5)
+    assert (own > 0.5).mean() > 0.9  # tight blobs: papers are close to their topic's centre
+
+
+def test_new_papers_join_the_right_topic_and_sit_among_it(fitted):
+    documents, vectors, truth, centres, result = fitted
+    new_docs, new_vectors, new_truth, _ = _blobs(n_per=(5, 5, 5, 5), seed=1)
+    # the same centres: new papers of known topics
+    rng = np.random.default_rng(5)
+    new_vectors = centres[new_truth] + rng.normal(scale=0.05, size=new_vectors.shape)
+    new_vectors /= np.linalg.norm(new_vectors, axis=1, keepdims=True)
+    placed = place(result.model, new_vectors.astype(np.float32))
+    topic_of_blob = (
+        pd.Series(result.clusters["topic"].to_numpy()).groupby(truth).agg(lambda t: t.mode()[0])
+    )
+    assert (placed.topics == topic_of_blob[new_truth].to_numpy()).all()
+    coords = result.clusters[["x", "y"]].to_numpy()
+    for paper, topic in enumerate(placed.topics):  # drawn inside its topic's region
+        members = coords[result.clusters["topic"].to_numpy() == topic]
+        low, high = members.min(axis=0), members.max(axis=0)
+        assert ((placed.coords[paper] >= low) & (placed.coords[paper] <= high)).all()
+    far = np.random.default_rng(9).normal(size=(3, 384)).astype(np.float32)
+    far /= np.linalg.norm(far, axis=1, keepdims=True)
+    assert (place(result.model, far).topics == -1).all()  # like nothing fitted: unassigned
+
+
+def test_model_round_trips_through_its_folder(fitted, tmp_path):
+    *_, result = fitted
+    models.save(result.model, tmp_path / "model")
+    loaded = models.load(tmp_path / "model")
+    assert loaded.fit_id == result.model.fit_id and loaded.doc_ids == result.model.doc_ids
+    assert np.array_equal(loaded.vectors, result.model.vectors)
+    assert np.array_equal(loaded.coords, result.model.coords)
+    assert loaded.fitted_at == result.model.fitted_at and loaded.voters == result.model.voters
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]  # no work folder left
+
+
+def _extended(fitted, new_docs, new_vectors, **config):
+    documents, vectors, _, _, result = fitted
+    grown = pd.concat([documents, new_docs], ignore_index=True)
+    both = np.vstack([vectors, new_vectors])
+    return cluster_documents(
+        grown, both, ClusterConfig(**config), ENCODER, result.model, result.clusters
+    )
+
+
+def test_added_papers_keep_every_known_paper_as_it_was(fitted):
+    *_, centres, result = fitted
+    new_docs, new_vectors, new_truth, _ = _blobs(n_per=(3, 3, 2, 2), seed=2)
+    new_vectors = centres[new_truth] + 0.05 * new_vectors
+    new_vectors = (new_vectors / np.linalg.norm(new_vectors, axis=1, keepdims=True)).astype(
+        np.float32
+    )
+    grown = _extended(fitted, new_docs, new_vectors)
+    assert not grown.refitted and grown.model is result.model
+    known = grown.clusters.iloc[: len(result.clusters)].reset_index(drop=True)
+    pd.testing.assert_frame_equal(known, result.clusters)  # byte-identical rows
+    added = grown.clusters.iloc[len(result.clusters) :]
+    assert set(added["placed"]) == {"added"} and (added["topic"] >= 0).all()
+
+
+@pytest.mark.parametrize(
+    ("case", "expected"),
+    [
+        ("settings", "cluster settings changed (cluster.outlier_threshold)"),
+        ("many", "papers were added since the fit"),
+        ("far", "new papers fit no topic"),
+    ],
+)
+def test_the_model_is_refitted_when_it_no_longer_fits(fitted, caplog, case, expected):
+    new_docs, new_vectors, *_ = _blobs(n_per=(25, 25, 0, 0), seed=3)
+    config = {"outlier_threshold": 0.45} if case == "settings" else {}
+    if case == "far":
+        new_vectors = np.random.default_rng(4).normal(size=new_vectors.shape).astype(np.float32)
+        new_vectors /= np.linalg.norm(new_vectors, axis=1, keepdims=True)
+        config = {"refit_share": 0.5}
+    elif case != "many":
+        new_docs, new_vectors = new_docs.iloc[:2], new_vectors[:2]
+    with caplog.at_level("INFO", logger="pipeline.cluster"):
+        result = _extended(fitted, new_docs, new_vectors, **config)
+    assert result.refitted and set(result.clusters["placed"]) == {"fit"}
+    assert expected in caplog.text
+
+
+def test_removed_papers_refit(fitted, caplog):
+    documents, vectors, _, _, result = fitted
+    with caplog.at_level("INFO", logger="pipeline.cluster"):
+        again = cluster_documents(
+            documents.iloc[5:], vectors[5:], ClusterConfig(), ENCODER, result.model,
+            result.clusters,
+        )  # fmt: skip
+    assert again.refitted and "5 papers were removed since the fit" in caplog.text
+
+
+def test_large_corpora_are_fitted_on_a_stratified_sample_and_the_rest_assigned():
+    documents, vectors, truth, _ = _blobs()
+    config = ClusterConfig(fit_max_papers=100)
+    result = cluster_documents(documents, vectors, config, ENCODER)
+    placed = result.clusters["placed"].value_counts().to_dict()
+    assert placed == {"fit": 100, "assigned": len(documents) - 100}
+    assert len(result.model.doc_ids) == 100 and result.model.papers_at_fit == len(documents)
+    assigned = result.clusters["placed"].eq("assigned").to_numpy()
+    topics = result.clusters["topic"].to_numpy()
+    from sklearn.metrics import adjusted_rand_score
+
+    assert adjusted_rand_score(truth, topics) > 0.95
+    assert (topics[assigned] >= 0).mean() > 0.95
+
+
+def test_the_sample_is_stratified_and_the_same_for_the_same_papers():
+    documents = pd.DataFrame(
+        {
+            "doc_id": [f"d{i}" for i in range(1000)],
+            "venue": ["ICML"] * 600 + ["ICLR"] * 400,
+            "year": pd.array([2020, 2021] * 500, dtype="Int32"),
+        }
+    )
+    rows = stratified_sample(documents, 100)
+    assert len(rows) == 100
+    chosen = documents.iloc[rows]
+    assert chosen.groupby(["venue", "year"]).size().to_dict() == {
+        ("ICLR", 2020): 20, ("ICLR", 2021): 20, ("ICML", 2020): 30, ("ICML", 2021): 30,
+    }  # fmt: skip
+    shuffled = documents.sample(frac=1, random_state=1).reset_index(drop=True)
+    again = shuffled.iloc[stratified_sample(shuffled, 100)]
+    assert set(again["doc_id"]) == set(chosen["doc_id"])
+    assert (stratified_sample(documents, 5000) == np.arange(1000)).all()
+
+
+# --- the saved model on disk: refused with one line when it cannot be trusted --------------
+
+
+@pytest.fixture
+def saved(fitted, tmp_path):
+    *_, result = fitted
+    folder = tmp_path / "model"
+    models.save(result.model, folder)
+    clusters = tmp_path / "clusters.parquet"
+    notes = {k: str(v) for k, v in result.model.summary().items()}
+    tables.write_table(result.clusters, clusters, schemas.CLUSTERS, notes=notes)
+    return folder, clusters
+
+
+def test_a_saved_model_and_its_clusters_are_read_back(saved):
+    folder, clusters = saved
+    model, previous = read_saved(folder, clusters, ENCODER)
+    assert model.fit_id == models.load(folder).fit_id and len(previous) == sum(SIZES)
+
+
+def _break(folder, clusters, how):
+    if how == "partial":
+        (folder / "papers.parquet").unlink()
+    elif how == "missing":
+        for path in folder.iterdir():
+            path.unlink()
+        folder.rmdir()
+    elif how == "versions":
+        manifest = json.loads((folder / "fit.json").read_text())
+        manifest["versions"]["umap-learn"] = "0.4.0"
+        (folder / "fit.json").write_text(json.dumps(manifest))
+    elif how == "foreign":
+        frame = tables.read_table(clusters, schemas.CLUSTERS)
+        tables.write_table(frame, clusters, schemas.CLUSTERS, notes={"fit_id": "another"})
+    elif how == "not-a-model":
+        (folder / "fit.json").write_text('{"hello": 1}')
+
+
+@pytest.mark.parametrize(
+    ("how", "encoder", "expected"),
+    [
+        ("partial", ENCODER, "papers.parquet: missing, the model in"),
+        ("missing", ENCODER, "the saved topic model is missing"),
+        ("versions", ENCODER, "fitted with other package versions (umap-learn 0.4.0 ->"),
+        ("foreign", ENCODER, "the saved model did not place"),
+        ("not-a-model", ENCODER, "not a topic model of this pipeline"),
+        ("none", "another encoder", "fitted on vectors of test encoder, the papers' are of"),
+    ],
+)
+def test_an_untrustworthy_model_is_one_line_naming_make_refit(saved, how, encoder, expected):
+    folder, clusters = saved
+    _break(folder, clusters, how)
+    with pytest.raises(PipelineError) as info:
+        read_saved(folder, clusters, encoder)
+    message = str(info.value)
+    assert expected in message and "make refit" in message and "\n" not in message
