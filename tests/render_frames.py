@@ -21,18 +21,15 @@ def embeddings(n: int, seed: int = 0) -> tuple[list[str], np.ndarray]:
     return [f"p{i}" for i in range(n)], vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
-def tiny_tables(titles=None, abstracts=None, venues=None, grouped=False) -> dict:
-    """Five papers in two topics and the unassigned group, every table as its stage writes it.
-    `grouped`: both topics in one theme (a theme level); else each topic is its own theme."""
-    venues = venues or ["ICML", "ICML", "ICML", "ICLR", "ICLR"]
+def documents_of(venues, titles, abstracts) -> pd.DataFrame:
+    """A documents table of main-conference papers of 2025, ids p0, p1, ..."""
     n = len(venues)
-    titles = titles or ["Sliced Wasserstein", None, "Message passing", "GNN depth", None]
-    abstracts = abstracts or [f"Abstract number {i} with a few words in it." for i in range(n)]
-    ids = [f"p{i}" for i in range(n)]
-    documents = pd.DataFrame(
+    return pd.DataFrame(
         {
-            "doc_id": ids,
+            "doc_id": [f"p{i}" for i in range(n)],
             "venue": venues,
+            "conference": venues,
+            "track": [""] * n,
             "year": np.array([2025] * n, dtype=np.int32),
             "title": pd.Series(titles, dtype=object),
             "abstract": abstracts,
@@ -41,6 +38,17 @@ def tiny_tables(titles=None, abstracts=None, venues=None, grouped=False) -> dict
             "url": pd.Series([None] * n, dtype=object),
         }
     )
+
+
+def tiny_tables(titles=None, abstracts=None, venues=None, grouped=False) -> dict:
+    """Five papers in two topics and the unassigned group, every table as its stage writes it.
+    `grouped`: both topics in one theme (a theme level); else each topic is its own theme."""
+    venues = venues or ["ICML", "ICML", "ICML", "ICLR", "ICLR"]
+    n = len(venues)
+    titles = titles or ["Sliced Wasserstein", None, "Message passing", "GNN depth", None]
+    abstracts = abstracts or [f"Abstract number {i} with a few words in it." for i in range(n)]
+    ids = [f"p{i}" for i in range(n)]
+    documents = documents_of(venues, titles, abstracts)
     clusters = pd.DataFrame(
         {
             "doc_id": ids[::-1],
