@@ -67,6 +67,12 @@ LEAD = re.compile(
     re.IGNORECASE,
 )
 EDGE_PUNCTUATION = " \t,;:.-–—/|()[]{}"
+# "Workshop Papers", "Oral (accepted papers)": the words saying these are papers go after a
+# track or format word ("Tiny Papers" is a track of its own)
+PAPERS_SUFFIX = re.compile(
+    r"\b(workshop|track|oral|spotlight|poster|main|conference)[\s(]*(?:accepted\s+)?papers\W*$",
+    re.IGNORECASE,
+)
 # A track made of these words only says "the main conference": no track at all.
 MAIN_WORDS = frozenset("papers paper accepted proceedings main conference track the".split())
 # Presentation formats of main-conference papers: kept as the track, compared with the venue.
@@ -113,7 +119,7 @@ def split_year(text: str) -> tuple[str, int | None, str]:
 
 
 def _clean_track(text: str) -> str:
-    text = normalise_space(text).strip(EDGE_PUNCTUATION)
+    text = PAPERS_SUFFIX.sub(r"\1", normalise_space(text)).strip(EDGE_PUNCTUATION)
     if not text or _words(text) <= MAIN_WORDS:
         return ""
     return text
