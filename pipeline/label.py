@@ -23,7 +23,7 @@ from pipeline import schemas, tables
 from pipeline.centroids import topic_centroids, ward_groups
 from pipeline.config import EmbedConfig, LabelConfig
 from pipeline.schemas import UNASSIGNED_LABEL
-from pipeline.text import term_analyzer, term_texts
+from pipeline.text import term_analyzer, term_texts, term_words
 
 log = logging.getLogger("pipeline.label")
 
@@ -39,7 +39,7 @@ def _singular(word: str) -> str:
 
 
 def _folded(term: str) -> set[str]:
-    return {_singular(w) for w in term.split()}
+    return {_singular(w) for w in term_words(term)}
 
 
 def distinct_terms(terms: list[str]) -> list[str]:
@@ -179,7 +179,7 @@ def group_terms(
 
 def _roots(term: str) -> set[str]:
     """Crude word roots (first five letters of each hyphen part): 'robot' ~ 'robotic'."""
-    return {part[:5] for word in term.split() for part in word.split("-") if part}
+    return {part[:5] for word in term_words(term) for part in word.split("-") if part}
 
 
 def make_label(terms: list[str], max_words: int) -> str:
@@ -187,7 +187,7 @@ def make_label(terms: list[str], max_words: int) -> str:
     words are reached, no root said twice; '' when the terms hold fewer than two words."""
     picked, n_words, roots = [], 0, set()
     for term in terms:
-        size = len(term.split())
+        size = len(term_words(term))
         if n_words + size > max_words or _roots(term) & roots:
             continue
         picked.append(term)
@@ -214,7 +214,7 @@ def unique_labels(terms: dict[int, list[str]], max_words: int, name: str) -> dic
 
 
 def _words(label: str) -> frozenset[str]:
-    return frozenset(label.replace(",", " ").lower().split())
+    return frozenset(w for term in label.lower().split(",") for w in term_words(term))
 
 
 def theme_count(n_topics: int, setting: int | str) -> int:

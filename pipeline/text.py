@@ -163,6 +163,21 @@ def words_of(segment: str, japanese: bool) -> list[str | None]:
     return words
 
 
+def term_words(term: str) -> list[str]:
+    """The words of a term: 'optimal transport' has two, and so has '强化学习' (强化, 学习),
+    whose words are joined without a space; Chinese characters are always cut by jieba here,
+    so that a term and the longer terms holding it are cut alike."""
+    words: list[str] = []
+    for piece in term.split():
+        if not _CJK_CHAR.search(piece):
+            words.append(piece)
+            continue
+        for match in _TOKEN.finditer(piece):
+            token = match.group()
+            words.extend(rjieba.cut(token) if match.lastgroup == "han" else [token])
+    return words
+
+
 def _join(words: list[str]) -> str:
     """Words of a phrase joined: with a space, none between two CJK words."""
     out = words[0]
