@@ -28,7 +28,10 @@ class IngestConfig(_Section):
         None, description="Venue for records whose file names none (e.g. 'ICML 2025')."
     )
     min_abstract_words: int = Field(
-        5, ge=1, description="Records with fewer words are rejected into the ledger."
+        5,
+        ge=1,
+        description="Records with fewer words are rejected into the ledger (Chinese and "
+        "Japanese: a word per two characters).",
     )
     columns: dict[
         str, Literal["abstract", "title", "venue", "year", "id", "url", "track", "date"]
