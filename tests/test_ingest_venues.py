@@ -40,6 +40,8 @@ from pipeline.ingest.venues import VenueNames, is_main_track
         ("nips", "NeurIPS", None, ""),
         ("NeurIPS'23", "NeurIPS", 2023, ""),
         ("NeurIPS ’99", "NeurIPS", 1999, ""),
+        ("AAAI-23", "AAAI", 2023, ""),
+        ("IJCAI-22 Demo Track", "IJCAI", 2022, "Demo Track"),
         ("Neural Information Processing Systems 2022", "NeurIPS", 2022, ""),
         ("Advances in Neural Information Processing Systems 36", "NeurIPS", None, ""),
         ("Proceedings of the 40th International Conference on Machine Learning", "ICML", None, ""),

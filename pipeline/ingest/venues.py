@@ -59,8 +59,11 @@ KNOWN_VENUES: dict[str, tuple[str, ...]] = {
     ),
     "TMLR": ("Transactions on Machine Learning Research",),
 }
-# A four-digit year (also glued on: ICML2025) or an apostrophe and two digits (NeurIPS'23).
-YEAR = re.compile(r"(?<!\d)(?P<full>(?:19|20)\d{2})(?!\d)|['’‘`](?P<short>\d{2})(?!\d)")
+# A four-digit year (also glued on: ICML2025), or two digits after an apostrophe (NeurIPS'23)
+# or a hyphen right after a name (AAAI-23).
+YEAR = re.compile(
+    r"(?<!\d)(?P<full>(?:19|20)\d{2})(?!\d)|(?:['’‘`]|(?<=[^\W\d_])-)(?P<short>\d{2})(?!\d)"
+)
 # "Proceedings of the 40th ...", "Advances in ...": words before a venue's name
 LEAD = re.compile(
     r"^(?:(?:proceedings|proc\.?)\s+(?:of\s+)?)?(?:the\s+)?(?:\d+(?:st|nd|rd|th)\s+)?",
