@@ -86,6 +86,8 @@ TOKEN_PATTERN = (
     rf"|(?<!{_NOT_IN_WORD})(?P<word>{_LETTER}(?:{_LETTER}|-)*{_LETTER})(?!{_NOT_IN_WORD})"
 )
 _TOKEN = regex.compile(TOKEN_PATTERN, regex.V1)
+# the same words in ASCII text, which the re module finds about three times faster
+_ASCII_WORD = re.compile(r"\b[a-zA-Z][a-zA-Z\-]*[a-zA-Z]\b")
 _CJK_CHAR = regex.compile(rf"[{_CJK}]", regex.V1)
 _WORD_CHAR = regex.compile(r"[\p{L}\p{N}]")
 # ASCII and CJK full-width punctuation, Arabic comma, semicolon and question mark
@@ -149,6 +151,8 @@ def _is_cjk(word: str) -> bool:
 def words_of(segment: str, japanese: bool) -> list[str | None]:
     """The words of a piece of text between punctuation, in order; None where a phrase must
     break (hiragana particles, a lone Chinese character)."""
+    if segment.isascii():
+        return _ASCII_WORD.findall(segment)
     words: list[str | None] = []
     for match in _TOKEN.finditer(segment):
         kind, token = match.lastgroup, match.group()
