@@ -130,9 +130,9 @@ def build(
     """Run every stage and return the build.
 
     `config`: a Config, or the path of a YAML config. `papers`: a DataFrame with an `abstract`
-    column (and optional title, venue, year, id, url), used instead of the config's inputs; it
-    is saved as `<output_dir>/papers.parquet` and read like any input table. `output_dir`
-    replaces the config's; `overrides` are `section.key=value` settings.
+    column (and optional title, venue, year, id, url, track, date), used instead of the config's
+    inputs; it is saved as `<output_dir>/papers.parquet` and read like any input table.
+    `output_dir` replaces the config's; `overrides` are `section.key=value` settings.
     """
     resolved = _resolve(config, overrides, papers, output_dir)
     out = Path(resolved.output_dir)

@@ -28,11 +28,28 @@ class IngestConfig(_Section):
         None, description="Venue for records whose file names none (e.g. 'ICML 2025')."
     )
     min_abstract_words: int = Field(
-        5, ge=1, description="Records with fewer words are rejected into the ledger."
+        5,
+        ge=1,
+        description="Records with fewer words are rejected into the ledger (Chinese and "
+        "Japanese: a word per two characters).",
     )
-    columns: dict[str, Literal["abstract", "title", "venue", "year", "id", "url"]] = Field(
+    columns: dict[
+        str, Literal["abstract", "title", "venue", "year", "id", "url", "track", "date"]
+    ] = Field(
         default_factory=dict,
         description="Other column names in table inputs, e.g. {summary: abstract}.",
+    )
+    venue_aliases: dict[
+        Annotated[str, Field(min_length=1)], Annotated[str, Field(min_length=1)]
+    ] = Field(
+        default_factory=dict,
+        description="Other names of a venue, matched in any case and spacing, e.g. "
+        "{Neural Information Processing Systems: NeurIPS}.",
+    )
+    tracks: Literal["all", "main_only"] = Field(
+        "all",
+        description="all: papers of other tracks (Workshop, Datasets & Benchmarks Track) are "
+        "compared as their own group (ICLR Workshop); main_only: they go to the ledger.",
     )
 
 

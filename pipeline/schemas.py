@@ -30,12 +30,17 @@ def _f(name: str, type_: pa.DataType, nullable: bool = False) -> pa.Field:
     return pa.field(name, type_, nullable=nullable)
 
 
-# ingest: one row per paper kept
+# ingest: one row per paper kept. `venue` is what every comparison groups by: the canonical
+# venue (`conference`) for main-conference papers, venue + track (`ICLR Workshop`) for papers of
+# other tracks. `track` is what followed venue and year (`Workshop`, `Oral`); "" for none, not
+# null: the main conference is a known value, and "" stays in groupby and value_counts.
 DOCUMENTS = Schema(
     "documents",
     (
         _f("doc_id", pa.string()),
         _f("venue", pa.string()),
+        _f("conference", pa.string()),  # ICML, NeurIPS, ... (TMLR too: it names the series)
+        _f("track", pa.string()),
         _f("year", pa.int32(), nullable=True),
         _f("title", pa.string(), nullable=True),
         _f("abstract", pa.string()),

@@ -137,6 +137,8 @@ def _hostile_tables() -> dict:
         {
             "doc_id": ids,
             "venue": ["ICML", "ICML", HOSTILE_VENUE, HOSTILE_VENUE],
+            "conference": ["ICML", "ICML", HOSTILE_VENUE, HOSTILE_VENUE],
+            "track": [""] * n,
             "year": np.array([2025] * n, dtype=np.int32),
             "title": pd.Series([HOSTILE_TITLE, None, "A plain title", None], dtype=object),
             "abstract": [

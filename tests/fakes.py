@@ -30,6 +30,8 @@ def documents_frame(titles, abstracts) -> pd.DataFrame:
         {
             "doc_id": [f"p{i}" for i in range(n)],
             "venue": ["ICML"] * n,
+            "conference": ["ICML"] * n,
+            "track": [""] * n,
             "year": [2025] * n,
             # object dtype with None, as tables.read_table returns a nullable string column
             "title": pd.Series(titles, dtype=object),

@@ -21,12 +21,15 @@ def embeddings(n: int, seed: int = 0) -> tuple[list[str], np.ndarray]:
     return [f"p{i}" for i in range(n)], vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
-def _documents(ids, venues, titles, abstracts) -> pd.DataFrame:
-    n = len(ids)
+def documents_of(venues, titles, abstracts) -> pd.DataFrame:
+    """A documents table of main-conference papers of 2025, ids p0, p1, ..."""
+    n = len(venues)
     return pd.DataFrame(
         {
-            "doc_id": ids,
+            "doc_id": [f"p{i}" for i in range(n)],
             "venue": venues,
+            "conference": venues,
+            "track": [""] * n,
             "year": np.array([2025] * n, dtype=np.int32),
             "title": pd.Series(titles, dtype=object),
             "abstract": abstracts,
@@ -45,7 +48,7 @@ def tiny_tables(titles=None, abstracts=None, venues=None, grouped=False) -> dict
     titles = titles or ["Sliced Wasserstein", None, "Message passing", "GNN depth", None]
     abstracts = abstracts or [f"Abstract number {i} with a few words in it." for i in range(n)]
     ids = [f"p{i}" for i in range(n)]
-    documents = _documents(ids, venues, titles, abstracts)
+    documents = documents_of(venues, titles, abstracts)
     clusters = pd.DataFrame(
         {
             "doc_id": ids[::-1],

@@ -61,6 +61,8 @@ def _papers(rng, vocabulary, n: int, n_topics: int):
         {
             "doc_id": doc_ids,
             "venue": venues,
+            "conference": venues,
+            "track": [""] * n,
             "year": np.full(n, 2023, dtype=np.int32),
             "title": [sentence(int(rng.integers(5, 11))) for _ in range(n)],
             "abstract": abstracts,

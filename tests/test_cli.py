@@ -152,6 +152,8 @@ def test_stage_refuses_tables_from_different_builds(tmp_path, stage, outputs):
         {
             "doc_id": ["p1"],
             "venue": ["ICML"],
+            "conference": ["ICML"],
+            "track": [""],
             "year": pd.array([2025], dtype="Int32"),
             "title": [None],
             "abstract": ["An abstract long enough to count."],

@@ -44,6 +44,8 @@ def _documents(abstracts: list[str], venue: str = "ICML") -> pd.DataFrame:
         {
             "doc_id": [f"p{i:03d}" for i in range(n)],
             "venue": [venue] * n,
+            "conference": [venue] * n,
+            "track": [""] * n,
             "year": [2025] * n,
             "title": pd.Series([None] * n, dtype=object),
             "abstract": abstracts,

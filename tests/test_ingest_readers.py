@@ -16,6 +16,14 @@ from pipeline.config import IngestConfig
 from pipeline.errors import InputError
 from pipeline.ingest import build_documents, readers
 from pipeline.ingest.readers import parse_seed_text, read_file
+from pipeline.ingest.venues import VenueNames
+
+
+def _venue_of(record) -> tuple[str, int | None]:
+    """(venue, year) that a record's venue string resolves to."""
+    venue = VenueNames().resolve(record.venue)
+    return venue.venue, venue.year
+
 
 # ---------------------------------------------------------------- pure core: seed text
 
@@ -42,7 +50,7 @@ def test_parse_seed_text_header_blocks_and_line_numbers(newline):
         "First line of a wrapped\nabstract that continues here.",
         A3,
     ]
-    assert {(r.venue, r.year) for r in records} == {("ICML", 2025)}
+    assert {_venue_of(r) for r in records} == {("ICML", 2025)}
     assert all("\r" not in r.abstract for r in records)
     docs, _ = build_documents(records, CFG)
     assert docs["abstract"][1] == "First line of a wrapped abstract that continues here."
@@ -59,7 +67,7 @@ def test_parse_seed_text_header_blocks_and_line_numbers(newline):
 def test_parse_seed_text_first_block(text, default_venue, venue):
     records = parse_seed_text(text, "f.txt", default_venue=default_venue)
     assert [(r.source, r.abstract) for r in records] == [("f.txt:2", A1), ("f.txt:4", A2)]
-    assert {(r.venue, r.year) for r in records} == {venue}
+    assert {_venue_of(r) for r in records} == {venue}
 
 
 @pytest.mark.parametrize(
@@ -310,7 +318,7 @@ def test_text_file_encodings(tmp_path, data, abstract):
     path.write_bytes(data)
     records, _ = read_file(path, CFG)
     assert len(records) == 1
-    assert (records[0].venue, records[0].year) == ("ICML", 2025)
+    assert _venue_of(records[0]) == ("ICML", 2025)
     assert records[0].abstract.endswith(abstract)
     assert records[0].source == f"{path}:3"
 
@@ -321,7 +329,7 @@ def test_text_file_uses_config_venue(tmp_path):
     with pytest.raises(InputError, match=rf"^{re.escape(str(path))}:1: no venue header"):
         read_file(path, CFG)
     records, _ = read_file(path, IngestConfig(venue="ICLR 2024"))
-    assert (records[0].venue, records[0].year) == ("ICLR", 2024)
+    assert _venue_of(records[0]) == ("ICLR", 2024)
 
 
 # ---------------------------------------------------------------- expand_inputs

@@ -1,27 +1,12 @@
-"""Ingest's text repair and venue strings: PDF line breaks, LaTeX, whitespace, 'ICLR 2023'."""
+"""Ingest's text repair: PDF line breaks, LaTeX, whitespace (venue strings: test_ingest_venues)."""
 
 from __future__ import annotations
 
 import pytest
 
 from pipeline.ingest.repair import normalise_space, repair_text, vocabulary_of
-from pipeline.ingest.venues import split_venue
 
 # ---------------------------------------------------------------- pure core: helpers
-
-
-@pytest.mark.parametrize(
-    ("value", "expected"),
-    [
-        ("ICLR 2023", ("ICLR", 2023)),
-        ("  NeurIPS\t 2024 ", ("NeurIPS", 2024)),
-        ("ICML, 2025", ("ICML", 2025)),
-        ("ICML 2025 Papers", ("ICML", 2025)),
-        ("ICML", ("ICML", None)),
-    ],
-)
-def test_split_venue(value, expected):
-    assert split_venue(value) == expected
 
 
 @pytest.mark.parametrize(

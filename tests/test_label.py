@@ -51,6 +51,8 @@ def _documents(abstracts, venues, titles=None) -> pd.DataFrame:
         {
             "doc_id": [f"p{i}" for i in range(n)],
             "venue": venues,
+            "conference": venues,
+            "track": [""] * n,
             "year": [2025] * n,
             "title": pd.Series(titles or [None] * n, dtype=object),
             "abstract": abstracts,

@@ -13,6 +13,8 @@ def test_build_metrics_on_a_tiny_build():
         {
             "doc_id": ["d0", "d1", "d2", "d3"],
             "venue": ["A", "A", "B", "B"],
+            "conference": ["A", "A", "B", "B"],
+            "track": [""] * 4,
             "year": [2023] * 4,
             "title": [None] * 4,
             "abstract": [

@@ -18,7 +18,9 @@ def _documents(**overrides) -> pd.DataFrame:
     frame = pd.DataFrame(
         {
             "doc_id": ["p1", "p2"],
-            "venue": ["ICML", "ICLR"],
+            "venue": ["ICML", "ICLR Workshop"],
+            "conference": ["ICML", "ICLR"],
+            "track": ["Oral", "Workshop"],
             "year": pd.array([2025, None], dtype="Int32"),
             "title": ["A title", None],
             "abstract": ["first abstract text", "second abstract text"],
@@ -148,7 +150,7 @@ def test_failed_write_keeps_previous_file(tmp_path, monkeypatch):
     assert path.read_bytes() == before
     assert _leftovers(tmp_path) == []
     monkeypatch.undo()
-    assert tables.read_table(path, schemas.DOCUMENTS)["venue"].tolist() == ["ICML", "ICLR"]
+    assert tables.read_table(path, schemas.DOCUMENTS)["venue"].tolist() == ["ICML", "ICLR Workshop"]
 
 
 def test_embeddings_round_trip_exactly(tmp_path):

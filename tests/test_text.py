@@ -5,8 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from fakes import documents_frame
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from pipeline.text import MAX_NGRAM, banned_words, embedding_texts, phrase_terms, term_analyzer
+from pipeline.text import (
+    _TOKEN,
+    MAX_NGRAM,
+    banned_words,
+    embedding_texts,
+    phrase_terms,
+    term_analyzer,
+    words_of,
+)
 
 
 def test_embedding_texts_prefixes_title_when_present():
@@ -47,3 +57,11 @@ def test_a_term_is_found_whatever_the_longest_phrase_counted():
     longest = set(term_analyzer()(text))
     for max_ngram in range(1, MAX_NGRAM + 1):
         assert set(term_analyzer(max_ngram)(text)) <= longest
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="abXY-_ 1'.", max_size=30))
+def test_ascii_words_are_the_words_of_the_tokeniser_for_every_script(segment):
+    """Plain ASCII text takes a faster path (re): it must find what the general pattern does."""
+    general = [m.group() for m in _TOKEN.finditer(segment) if m.lastgroup == "word"]
+    assert words_of(segment, japanese=False) == general

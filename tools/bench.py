@@ -129,6 +129,7 @@ def bench_build(config_path: Path, documents: pd.DataFrame, texts: list[str], wo
         )
     )
     table["id"], table["url"] = documents["source_id"], documents["url"]
+    table["track"] = documents["track"]
     corpus, added = work / "corpus.parquet", work / "added.parquet"
     table.iloc[:-N_ADDED].to_parquet(corpus)
     table.iloc[-N_ADDED:].to_parquet(added)

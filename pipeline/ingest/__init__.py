@@ -1,14 +1,17 @@
 """Stage ingest: input files -> documents.parquet (+ rejected.parquet, the ledger).
 
 Files are read by `readers` (the seed text format, CSV, JSON, JSONL, Parquet), abstracts and
-titles repaired by `repair`, venue strings split by `venues`. Every record read ends up either
-as a document or as a ledger row with the reason it was not kept.
+titles repaired by `repair`, venue strings read by `venues` (one canonical venue, a year and a
+track). Every record read ends up either as a document or as a ledger row with the reason it
+was not kept; the log lists every venue string seen and what it became.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
+from collections import Counter
 from collections.abc import Collection
 from pathlib import Path
 
@@ -19,7 +22,8 @@ from pipeline.config import IngestConfig
 from pipeline.errors import InputError
 from pipeline.ingest.readers import RawRecord, expand_inputs, is_missing, ledger_row, read_file
 from pipeline.ingest.repair import UNPRINTABLE, normalise_space, repair_text, vocabulary_of
-from pipeline.ingest.venues import split_venue
+from pipeline.ingest.venues import YEAR, Venue, VenueNames, is_main_track
+from pipeline.text import count_words
 
 log = logging.getLogger("pipeline.ingest")
 
@@ -45,6 +49,18 @@ def _year(value: object) -> int | None:
     return year if 1900 <= year <= 2100 else None
 
 
+def _date_year(value: object) -> int | None:
+    """The year of a date column's value: a date, a year, or text holding one ('May 2023')."""
+    if is_missing(value):
+        return None
+    if hasattr(value, "year"):  # datetime, date, pandas Timestamp
+        return _year(value.year)
+    if isinstance(value, int | float):
+        return _year(value)
+    match = YEAR.search(str(value))
+    return _year(match.group("full")) if match and match.group("full") else None
+
+
 def doc_id_for(abstract: str) -> str:
     """Stable id from the abstract's content: the same paper gets the same id in every run."""
     key = abstract.casefold().encode("utf-8")
@@ -59,7 +75,7 @@ def abstract_problem(abstract: object, repaired: str, config: IngestConfig) -> s
         return f"abstract is not text ({type(abstract).__name__})"
     if not repaired:
         return "abstract is empty"
-    n_words = len(repaired.split())
+    n_words = count_words(repaired)
     if n_words < config.min_abstract_words:
         return (
             f"abstract too short ({n_words} words < ingest.min_abstract_words="
@@ -68,22 +84,47 @@ def abstract_problem(abstract: object, repaired: str, config: IngestConfig) -> s
     return None
 
 
-def document_row(
-    record: RawRecord, doc_id: str, abstract: str, vocabulary, config: IngestConfig
-) -> dict:
-    """The documents row of a kept record."""
-    venue_text = _optional_text(record.venue) or config.venue
-    venue, venue_year = split_venue(venue_text) if venue_text else ("Unknown", None)
+def _venue_text(record: RawRecord, config: IngestConfig) -> str | None:
+    return _optional_text(record.venue) or config.venue
+
+
+def record_venues(records: list[RawRecord], config: IngestConfig) -> list[Venue]:
+    """What each record's venue string (or ingest.venue) and track column became, in order."""
+    names = VenueNames(config.venue_aliases)
+    texts = [_venue_text(record, config) for record in records]
+    names.seen([text for text in dict.fromkeys(texts) if text])
+    resolved = {text: names.resolve(text) for text in dict.fromkeys(texts)}
+    venues = []
+    for record, text in zip(records, texts, strict=True):
+        venue, track = resolved[text], _optional_text(record.track)
+        if track:  # a track column says more than the venue string
+            track = names.track(track)
+            venue = dataclasses.replace(venue, track=track, main=is_main_track(track))
+        venues.append(venue)
+    return venues
+
+
+def document_row(record: RawRecord, doc_id: str, abstract: str, venue: Venue, vocabulary) -> dict:
+    """The documents row of a kept record; `venue` is what its venue string became."""
     return {
         "doc_id": doc_id,
-        "venue": venue,
-        "year": _year(record.year) or venue_year,
+        "venue": venue.group,
+        "conference": venue.venue,
+        "track": venue.track,
+        "year": _year(record.year) or venue.year or _date_year(record.date),
         "title": _optional_text(record.title, vocabulary),
         "abstract": abstract,
         "source": record.source,
         "source_id": _optional_text(record.source_id),
         "url": _optional_text(record.url),
     }
+
+
+def track_problem(venue: Venue, config: IngestConfig) -> str | None:
+    """Why a record of a track other than the main conference is not kept, or None."""
+    if venue.main or config.tracks == "all":
+        return None
+    return f"track '{venue.track}' of {venue.venue} left out (ingest.tracks: main_only)"
 
 
 def build_documents(
@@ -100,10 +141,11 @@ def build_documents(
     # hyphenated line breaks are decided by the words the whole corpus uses unbroken
     texts = [r.abstract for r in records if isinstance(r.abstract, str)]
     vocabulary = vocabulary_of(texts) if any("\n" in t or "\r" in t for t in texts) else set()
-    for record in records:
+    for record, venue in zip(records, record_venues(records, config), strict=True):
         raw = record.abstract
         abstract = repair_text(raw, vocabulary) if isinstance(raw, str) else ""
         problem, duplicate_of = abstract_problem(raw, abstract, config), None
+        problem = problem or track_problem(venue, config)
         doc_id = doc_id_for(abstract) if problem is None else None
         if doc_id in seen:
             problem, duplicate_of = f"duplicate abstract (kept {seen[doc_id]})", doc_id
@@ -111,10 +153,33 @@ def build_documents(
             rejected.append(ledger_row(record.source, record.file, problem, raw, duplicate_of))
             continue
         seen[doc_id] = record.source
-        kept.append(document_row(record, doc_id, abstract, vocabulary, config))
+        kept.append(document_row(record, doc_id, abstract, venue, vocabulary))
     documents = pd.DataFrame(kept, columns=schemas.DOCUMENTS.columns, dtype=object)
     documents["year"] = documents["year"].astype("Int32")
     return documents, pd.DataFrame(rejected, columns=schemas.REJECTED.columns, dtype=object)
+
+
+def venue_lines(records: list[RawRecord], config: IngestConfig) -> list[str]:
+    """The ingest log's venue table: every venue string seen (and track column value), what it
+    became (comparison group, venue, year, track) and how many records hold it."""
+    counts = Counter(
+        (_venue_text(record, config), _optional_text(record.track), venue)
+        for record, venue in zip(records, record_venues(records, config), strict=True)
+    )
+    lines = []
+    for (text, track_column, venue), n in counts.items():
+        seen = repr(text) if text else "(no venue)"
+        if track_column:
+            seen += f" + track column {track_column!r}"
+        parts = [venue.venue, str(venue.year or "no year in it")]
+        parts += [f"track {venue.track!r}"] if venue.track else []
+        became = f"{venue.group} ({', '.join(parts)})"
+        if track_problem(venue, config):
+            became = f"left out, ingest.tracks: main_only ({', '.join(parts)})"
+        lines.append(f"venue {seen} -> {became}: {n} record{'s' if n != 1 else ''}")
+    groups = sorted({v.group for _, _, v in counts if not track_problem(v, config)})
+    lines.append(f"venues: {len(counts)} venue string(s) -> {len(groups)}: {', '.join(groups)}")
+    return lines
 
 
 def read_inputs(
@@ -158,6 +223,8 @@ def run(config: IngestConfig, inputs: list[str], documents: Path, rejected: Path
     ledger = pd.concat(
         [pd.DataFrame(unreadable, columns=schemas.REJECTED.columns), ledger], ignore_index=True
     )
+    for line in venue_lines(records, config):
+        log.info("%s", line)
     log_counts(records, papers, ledger, n_read)
     if papers.empty:
         raise InputError("no usable abstracts in the inputs (see the rejected records above)")

@@ -1,6 +1,6 @@
 """Input files -> raw records: the seed text format (a header line such as `ICML 2025 Papers`,
 then abstracts separated by blank lines) and CSV, JSON, JSONL and Parquet tables with an
-`abstract` column and optional `title`, `venue`, `year`, `id` and `url` columns
+`abstract` column and optional `title`, `venue`, `year`, `id`, `url`, `track` and `date` columns
 (`ingest.columns` maps other names). A file that cannot be used as a whole raises InputError
 naming it; a record unreadable on its own becomes a ledger row.
 """
@@ -22,18 +22,17 @@ import pyarrow.parquet as pq
 from pipeline.config import IngestConfig
 from pipeline.errors import InputError
 from pipeline.ingest.repair import UNPRINTABLE
-from pipeline.ingest.venues import split_venue
 
 log = logging.getLogger("pipeline.ingest")
 
 TEXT_SUFFIXES = {".txt", ".text"}
 TABLE_SUFFIXES = {".csv", ".json", ".jsonl", ".ndjson", ".parquet", ".pq"}
-OPTIONAL_COLUMNS = ("title", "venue", "year", "id", "url")
-# "ICML 2025 Papers", "NeurIPS 2024 accepted papers": at most 4 words of venue before the year
-# and 3 after it, alone on its line.
+OPTIONAL_COLUMNS = ("title", "venue", "year", "id", "url", "track", "date")
+# "ICML 2025 Papers", "NeurIPS'23", "NeurIPS 2024 (Datasets & Benchmarks Track)": at most 5
+# words of venue before the year and 4 after it, alone on its line.
 HEADER = re.compile(
-    r"^(?P<venue>[A-Za-z][\w&+.\-]*(?: [\w&+.\-]+){0,3})\s+(?P<year>(?:19|20)\d{2})"
-    r"(?P<rest>(?:\s+[\w&+.:\-()]+){0,3})\s*$"
+    r"^(?P<venue>[^\W\d_][\w&+./\-]*(?: [\w&+./\-]+){0,4})\s*(?:\s(?:19|20)\d{2}|['’`]\d{2})"
+    r"(?P<rest>(?:\s+[\w&+.:/\-()%]+){0,4})\s*$"
 )
 LEDGER_TEXT_CHARS = 300
 
@@ -49,6 +48,8 @@ class RawRecord:
     year: object = None
     source_id: object = None
     url: object = None
+    track: object = None
+    date: object = None
     file: str = ""  # the input file; `source` is "<file>:<record>"
 
 
@@ -71,9 +72,10 @@ def ledger_row(
 def parse_seed_text(text: str, path: str, default_venue: str | None = None) -> list[RawRecord]:
     """Parse the header + blank-line-separated abstracts format.
 
-    The header names the venue and year (`ICML 2025 Papers`). Without one, `default_venue` is
-    used; with neither, the file is rejected as a whole. A record keeps its block's lines as
-    read; `build_documents` repairs and unwraps them.
+    The header names the venue and year (`ICML 2025 Papers`); the whole line is each record's
+    venue string, read by `venues`. Without one, `default_venue` is used; with neither, the file
+    is rejected as a whole. A record keeps its block's lines as read; `build_documents` repairs
+    and unwraps them.
     """
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     blocks: list[tuple[int, list[str]]] = []
@@ -88,13 +90,13 @@ def parse_seed_text(text: str, path: str, default_venue: str | None = None) -> l
     first_line, first_block = blocks[0]
     header = HEADER.match(first_block[0].strip())
     if header:
-        venue, year = header.group("venue").strip(), int(header.group("year"))
+        venue = first_block[0].strip()
         if len(first_block) > 1:  # abstract starting right under the header line
             blocks[0] = (first_line + 1, first_block[1:])
         else:
             blocks = blocks[1:]
     elif default_venue:
-        venue, year = split_venue(default_venue)
+        venue = default_venue
     else:
         raise InputError(
             f"{path}:{first_line}: no venue header (expected a first line like "
@@ -103,9 +105,7 @@ def parse_seed_text(text: str, path: str, default_venue: str | None = None) -> l
     if not blocks:
         raise InputError(f"{path}: has a header ('{first_block[0].strip()}') but no abstracts")
     return [
-        RawRecord(
-            source=f"{path}:{line}", abstract="\n".join(block), venue=venue, year=year, file=path
-        )
+        RawRecord(source=f"{path}:{line}", abstract="\n".join(block), venue=venue, file=path)
         for line, block in blocks
     ]
 
@@ -168,6 +168,8 @@ def records_from_frame(
             year=columns["year"][i],
             source_id=columns["id"][i],
             url=columns["url"][i],
+            track=columns["track"][i],
+            date=columns["date"][i],
             file=path,
         )
         for i in range(len(frame))

@@ -3,10 +3,12 @@ topics (or themes)."""
 
 from __future__ import annotations
 
+from pipeline.text import term_words
+
 
 def _roots(term: str) -> set[str]:
     """Crude word roots (first five letters of each hyphen part): 'robot' ~ 'robotic'."""
-    return {part[:5] for word in term.split() for part in word.split("-") if part}
+    return {part[:5] for word in term_words(term) for part in word.split("-") if part}
 
 
 def make_label(terms: list[str], max_words: int) -> str:
@@ -14,7 +16,7 @@ def make_label(terms: list[str], max_words: int) -> str:
     words are reached, no root said twice; '' when the terms hold fewer than two words."""
     picked, n_words, roots = [], 0, set()
     for term in terms:
-        size = len(term.split())
+        size = len(term_words(term))
         if n_words + size > max_words or _roots(term) & roots:
             continue
         picked.append(term)
@@ -41,4 +43,4 @@ def unique_labels(terms: dict[int, list[str]], max_words: int, name: str) -> dic
 
 
 def _words(label: str) -> frozenset[str]:
-    return frozenset(label.replace(",", " ").lower().split())
+    return frozenset(w for term in label.lower().split(",") for w in term_words(term))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.config import LabelConfig
-from pipeline.text import term_analyzer
+from pipeline.text import term_analyzer, term_words
 
 
 def _singular(word: str) -> str:
@@ -20,7 +20,7 @@ def _singular(word: str) -> str:
 
 
 def _folded(term: str) -> set[str]:
-    return {_singular(w) for w in term.split()}
+    return {_singular(w) for w in term_words(term)}
 
 
 def distinct_terms(terms: list[str]) -> list[str]:

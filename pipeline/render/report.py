@@ -40,12 +40,23 @@ def _cells(rows: pd.DataFrame, venues: list[str]) -> dict[int, list[dict | None]
     return {i: [by.get((i, v)) for v in venues] for i in ids}
 
 
+def _tracks(papers: pd.DataFrame) -> list[dict]:
+    """A venue's tracks and their papers ('' the main conference, listed first), or [] when all
+    its papers are of one track, which its name already says."""
+    counts = papers["track"].value_counts()
+    if len(counts) < 2:
+        return []
+    order = sorted(counts.index, key=lambda track: (track != "", -counts[track], track))
+    return [{"track": track or "main", "papers": int(counts[track])} for track in order]
+
+
 def venue_rows(frame: pd.DataFrame, topic_rows: pd.DataFrame) -> list[dict]:
-    """Per venue: its years (from the papers), papers, share in a topic and largest topic (from
-    venue_topics' topic rows)."""
+    """Per venue: its years, papers without a year and tracks (from the papers), papers, share
+    in a topic and largest topic (from venue_topics' topic rows)."""
     out = []
     for venue, group in topic_rows.groupby("venue", sort=True):
-        years = sorted({int(y) for y in frame.loc[frame["venue"] == venue, "year"].dropna()})
+        papers = frame[frame["venue"] == venue]
+        years = sorted({int(y) for y in papers["year"].dropna()})
         assigned = group[group["id"] != UNASSIGNED]
         largest = None
         if len(assigned) and assigned["count"].max() > 0:
@@ -60,6 +71,8 @@ def venue_rows(frame: pd.DataFrame, topic_rows: pd.DataFrame) -> list[dict]:
             {
                 "venue": venue,
                 "years": years,
+                "no_year": int(papers["year"].isna().sum()),
+                "tracks": _tracks(papers),
                 "papers": int(group["venue_papers"].iloc[0]),
                 "in_topic": float(assigned["share"].sum()),
                 "largest": largest,

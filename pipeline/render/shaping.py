@@ -24,6 +24,12 @@ def short_title(title: str | None, abstract: str, n_words: int) -> str:
     return " ".join(words[:n_words]) + (" …" if len(words) > n_words else "")
 
 
+def edition(conference: str, year: object, track: str) -> str:
+    """Where a paper appeared, as shown beside it: 'ICLR 2023 Workshop', 'ICML 2025 Oral'."""
+    year_text = "" if pd.isna(year) else str(int(year))
+    return " ".join(part for part in (conference, year_text, track) if part)
+
+
 def web_url(url: object) -> str | None:
     """The URL when it is an http(s) address, else None (no javascript: or data: links)."""
     if isinstance(url, str) and url.strip().lower().startswith(("http://", "https://")):
@@ -188,10 +194,15 @@ def map_data(
     stays small: 3,401 papers with abstracts take about 5 MB."""
     venues = sorted(frame["venue"].unique())
     venue_index = {v: i for i, v in enumerate(venues)}
+    rows = zip(frame["conference"], frame["year"], frame["track"], strict=True)
+    where = [edition(*row) for row in rows]
+    editions = sorted(set(where))
+    edition_index = {e: i for i, e in enumerate(editions)}
     titles = [t if isinstance(t, str) and t.strip() else None for t in frame["title"]]
     return {
         "venues": venues,
         "venue_colours": [venue_colour(i) for i in range(len(venues))],
+        "editions": editions,
         "point_size": config.point_size,
         "hover_words": config.hover_words,
         "x_range": _axis_range(frame["x"]),
@@ -202,6 +213,7 @@ def map_data(
             "id": frame["doc_id"].tolist(),
             "title": titles,
             "venue": [venue_index[v] for v in frame["venue"]],
+            "edition": [edition_index[e] for e in where],
             "topic": [int(t) for t in frame["topic"]],
             "x": [_r3(v) for v in frame["x"]],
             "y": [_r3(v) for v in frame["y"]],

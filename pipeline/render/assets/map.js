@@ -12,6 +12,7 @@
   const P = DATA.papers;
   const N = P.id.length;
   const VENUES = DATA.venues;
+  const EDITIONS = DATA.editions; // "ICLR 2023 Workshop": venue, year and track of a paper
   const TOPICS = new Map(DATA.topics.map((t) => [t.id, t]));
   const THEMES = new Map(DATA.themes.map((t) => [t.id, t]));
   const gd = document.getElementById("topic-map");
@@ -281,7 +282,7 @@
     const meta = document.getElementById("paper-meta");
     meta.replaceChildren(
       swatch(TOPICS.has(P.topic[i]) ? TOPICS.get(P.topic[i]).colour : MUTED),
-      el("span", null, VENUES[P.venue[i]] + " · " + topicName(P.topic[i]))
+      el("span", null, EDITIONS[P.edition[i]] + " · " + topicName(P.topic[i]))
     );
     document.getElementById("paper-abstract").textContent = P.abstract[i];
     const link = document.getElementById("paper-link");
@@ -303,7 +304,7 @@
         const meta = el("span", "nb-meta");
         meta.append(
           swatch(TOPICS.has(P.topic[j]) ? TOPICS.get(P.topic[j]).colour : MUTED),
-          el("span", null, VENUES[P.venue[j]] + " · " + topicName(P.topic[j]) +
+          el("span", null, EDITIONS[P.edition[j]] + " · " + topicName(P.topic[j]) +
             " · similarity " + P.nn_sim[i][rank].toFixed(2))
         );
         button.append(meta);
@@ -460,7 +461,7 @@
       const meta = el("span");
       meta.append(
         swatch(TOPICS.has(P.topic[i]) ? TOPICS.get(P.topic[i]).colour : MUTED),
-        el("span", null, VENUES[P.venue[i]] + " · " + topicName(P.topic[i]))
+        el("span", null, EDITIONS[P.edition[i]] + " · " + topicName(P.topic[i]))
       );
       tooltip.append(meta);
       tooltip.hidden = false;
