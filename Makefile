@@ -112,8 +112,8 @@ $(OUT)/baseline.json: $(OUT)/documents.parquet $(OUT)/embeddings.parquet $(CODE_
 	$(RUN) baseline --config $(CONFIG) --documents $< --embeddings $(OUT)/embeddings.parquet --baseline $@
 
 # The build as a BERTopic model (BERTopic.load(path)), made from the fitted papers and labels.
-$(OUT)/bertopic/topics.json: $(OUT)/documents.parquet $(OUT)/embeddings.parquet $(OUT)/clusters.parquet $(OUT)/topics.parquet $(CODE_export) | $(VENV_DONE)
-	$(RUN) export --config $(CONFIG) --documents $(OUT)/documents.parquet --embeddings $(OUT)/embeddings.parquet --clusters $(OUT)/clusters.parquet --topics $(OUT)/topics.parquet --bertopic $@
+$(OUT)/bertopic/topics.json: $(OUT)/documents.parquet $(OUT)/embeddings.parquet $(OUT)/clusters.parquet $(OUT)/topics.parquet $(OUT)/model/fit.json $(CODE_export) | $(VENV_DONE)
+	$(RUN) export --config $(CONFIG) --documents $(OUT)/documents.parquet --embeddings $(OUT)/embeddings.parquet --clusters $(OUT)/clusters.parquet --topics $(OUT)/topics.parquet --model $(OUT)/model/papers.parquet --bertopic $@
 
 # The report and the map, with plotly.js and the static assets beside them.
 PAGES := index.html map.html plotly.min.js map.js report.js style.css

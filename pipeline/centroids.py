@@ -1,5 +1,6 @@
-"""Topics as points in the embedding space: their unit mean embeddings, and Ward groups of them
-(the cluster stage's topic cap, the label stage's themes)."""
+"""Topics as points in the embedding space: their unit mean embeddings (plain, or weighted by how
+firmly each paper sits in its topic), and Ward groups of them (the cluster stage's topic cap, the
+label stage's themes)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,25 @@ def topic_centroids(vectors: np.ndarray, topics: np.ndarray) -> tuple[np.ndarray
     centroids = np.stack([vectors[topics == t].mean(axis=0) for t in ids])
     norms = np.linalg.norm(centroids, axis=1, keepdims=True)
     return ids, centroids / np.where(norms > 0, norms, 1)
+
+
+def weighted_centroids(
+    vectors: np.ndarray, topics: np.ndarray, weights: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(topic ids, unit weighted-mean embedding of each topic's papers); -1 is left out. A topic
+    whose papers all weigh 0 takes their plain mean."""
+    ids = np.array(sorted(set(topics.tolist()) - {-1}), dtype=np.int32)
+    if not len(ids):
+        return ids, np.zeros((0, vectors.shape[1]), dtype=np.float32)
+    rows = np.searchsorted(ids, topics)
+    member = topics >= 0
+    sums = np.zeros((len(ids), vectors.shape[1]), dtype=np.float64)
+    np.add.at(sums, rows[member], vectors[member] * np.asarray(weights)[member, None])
+    plain = np.zeros_like(sums)
+    np.add.at(plain, rows[member], vectors[member])
+    sums = np.where(np.linalg.norm(sums, axis=1, keepdims=True) > 1e-12, sums, plain)
+    norms = np.linalg.norm(sums, axis=1, keepdims=True)
+    return ids, (sums / np.where(norms > 0, norms, 1)).astype(np.float32)
 
 
 def ward_groups(centroids: np.ndarray, n_groups: int) -> np.ndarray:

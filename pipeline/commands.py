@@ -24,6 +24,7 @@ FILES = {
     "stability": "stability.json",
     "baseline": "baseline.json",
     "report": "index.html",
+    "model": "model/papers.parquet",  # the saved topic model's folder, named by its papers
     "bertopic": "bertopic/topics.json",  # the BERTopic model's folder, named by one of its files
 }
 
@@ -68,7 +69,8 @@ COMMANDS = {
         Command("compare", "pipeline.compare", ("compare",),
                 ("documents", "clusters", "topics", "themes"), ("venue_topics",),
                 "-> venue_topics.parquet, how the venues differ"),
-        Command("export", "pipeline.export", (), ("documents", "embeddings", "clusters", "topics"),
+        Command("export", "pipeline.export", (),
+                ("documents", "embeddings", "clusters", "topics", "model"),
                 ("bertopic",), "-> bertopic/: the build as a BERTopic model (safetensors)",
                 compiles=True),
         Command("render", "pipeline.render", ("render",),

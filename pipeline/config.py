@@ -78,11 +78,12 @@ class ClusterConfig(_Section):
     min_samples: Annotated[int, Field(ge=1)] | Auto = "auto"
     map_min_dist: float = Field(0.1, ge=0.0, le=1.0, description="UMAP min_dist of the 2-D map.")
     outlier_threshold: float = Field(
-        0.5,
+        0.42,
         ge=0.0,
         le=1.0,
-        description="HDBSCAN outliers join the most similar topic (cosine to its mean embedding) "
-        "when at least this similar; 1.0 keeps every outlier unassigned.",
+        description="A paper is placed in the topic whose centre is most similar (cosine) when "
+        "at least this similar, else left unassigned; HDBSCAN's outliers are reassigned the "
+        "same way. 1.0 keeps every outlier unassigned.",
     )
     max_topics: Annotated[int, Field(ge=2)] | None = Field(
         None, description="Merge the most similar topics until at most this many remain."

@@ -2,9 +2,10 @@
 BERTopic's own tools: `BERTopic.load(path)` then `transform(new_abstracts)`, `get_topic_info()`,
 `visualize_topics()` and the rest.
 
-Saved with safetensors and the c-TF-IDF model; the topic embeddings are the mean embeddings of
-the papers the topic model was fitted on (so BERTopic's transform, which picks the most similar
-topic embedding, places the build's papers as the build did); the labels are ours
+Saved with safetensors and the c-TF-IDF model; the topic embeddings are the topics' centres
+in the saved model (the weighted mean embeddings of their fitted papers; the plain mean for the
+unassigned papers), so BERTopic's transform, which picks the most similar topic embedding,
+places the build's papers as the build did; the labels are ours
 (`set_topic_labels`) and so are the terms (each topic's representation); the embedding model is
 the bundled all-MiniLM-L6-v2, referred to by its local path, so loading reaches no hub.
 """
@@ -20,15 +21,21 @@ import numpy as np
 import pandas as pd
 
 from pipeline import schemas, tables
+from pipeline.centroids import weighted_centroids
 from pipeline.text import MAX_NGRAM, TOKEN_PATTERN, term_analyzer, term_texts
 
 log = logging.getLogger("pipeline.export")
 
 
 def bertopic_model(
-    documents: pd.DataFrame, clusters: pd.DataFrame, topics: pd.DataFrame, vectors: np.ndarray
+    documents: pd.DataFrame,
+    clusters: pd.DataFrame,
+    topics: pd.DataFrame,
+    vectors: np.ndarray,
+    model_papers: pd.DataFrame,
 ):
-    """A fitted BERTopic model with the build's topics, labels and terms (its fitted papers)."""
+    """A fitted BERTopic model with the build's topics, labels, terms and topic centres (from
+    its fitted papers; `model_papers`: the saved model's, with their weights)."""
     from bertopic import BERTopic
     from bertopic.cluster import BaseCluster
     from bertopic.dimensionality import BaseDimensionalityReduction
@@ -54,7 +61,23 @@ def bertopic_model(
     )
     model.fit(term_texts(merged), embeddings=fitted_vectors, y=merged["topic"].to_numpy())
     _use_build_terms(model, topics)
+    _use_model_centres(model, model_papers, fitted_vectors, merged["doc_id"].tolist())
     return model
+
+
+def _use_model_centres(model, model_papers: pd.DataFrame, vectors: np.ndarray, doc_ids) -> None:
+    """The saved model's topic centres as BERTopic's topic embeddings (BERTopic's own plain
+    mean stays for the unassigned papers)."""
+    weight_of = dict(zip(model_papers["doc_id"], model_papers["weight"], strict=True))
+    topic_of = dict(zip(model_papers["doc_id"], model_papers["topic"], strict=True))
+    weights = np.array([weight_of[d] for d in doc_ids], dtype=np.float32)
+    topics = np.array([topic_of[d] for d in doc_ids], dtype=np.int32)
+    ids, centres = weighted_centroids(vectors, topics, weights)
+    embeddings = np.array(model.topic_embeddings_, dtype=np.float32)
+    row_of = {t: i for i, t in enumerate(sorted(model.get_topics()))}
+    for topic, centre in zip(ids.tolist(), centres, strict=True):
+        embeddings[row_of[topic]] = centre
+    model.topic_embeddings_ = embeddings
 
 
 def _use_build_terms(model, topics: pd.DataFrame) -> None:
@@ -105,6 +128,7 @@ def run(
     embeddings: Path,
     clusters: Path,
     topics: Path,
+    model: Path,
     bertopic: Path,
 ) -> None:
     """Write the BERTopic model into the folder of `bertopic` (its topics.json). The model is
@@ -124,11 +148,12 @@ def run(
             return
     papers = tables.read_table(documents, schemas.DOCUMENTS)
     _, vectors = tables.read_embeddings(embeddings, documents=papers)
-    model = bertopic_model(
+    exported = bertopic_model(
         papers,
         tables.read_table(clusters, schemas.CLUSTERS),
         tables.read_table(topics, schemas.TOPICS),
         vectors,
+        tables.read_table(model, schemas.MODEL_PAPERS),
     )
-    save(model, folder, {"basis": basis})
-    log.info("wrote the BERTopic model to %s (%d topics)", folder, len(model.get_topics()))
+    save(exported, folder, {"basis": basis})
+    log.info("wrote the BERTopic model to %s (%d topics)", folder, len(exported.get_topics()))

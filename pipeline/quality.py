@@ -57,7 +57,7 @@ def seed_runs(
     for seed in seeds:
         if seed not in runs:
             log.info("stability: clustering with random_state=%d", seed)
-            runs[seed], _ = assign_topics(
+            runs[seed], *_ = assign_topics(
                 texts, vectors, config.model_copy(update={"random_state": seed})
             )
     return {seed: runs[seed] for seed in seeds}

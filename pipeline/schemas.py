@@ -85,6 +85,7 @@ MODEL_PAPERS = Schema(
         _f("topic", pa.int32()),
         _f("x", pa.float32()),
         _f("y", pa.float32()),
+        _f("weight", pa.float32()),  # in its topic's centre: how firmly it sits in the topic
     ),
 )
 # label: one row per topic (-1 included when papers are unassigned)

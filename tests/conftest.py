@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,15 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = ROOT.parent / "shared" / "corpora"
 CHROMIUM = "/usr/bin/chromium"
+
+
+FIT_NOTE = re.compile(r'<p class="note" id="fit-note">.*?</p>', flags=re.S)
+
+
+def page_text(path: Path) -> str:
+    """A page's text without the line saying when the topics were fitted (the one thing two
+    builds of the same inputs do not share)."""
+    return FIT_NOTE.sub("", path.read_text(encoding="utf-8"))
 
 
 def write_config(path: Path, inputs: list[str], output_dir: Path, extra: str = "") -> Path:

@@ -69,7 +69,13 @@ def test_topicmap_build_gives_what_make_all_gives(bundled_build: Path, tmp_path:
             tables.read_table(out / file, schema), tables.read_table(bundled_build / file, schema)
         )
     for file in ("metrics.json", "index.html", "map.html"):
-        assert (out / file).read_bytes() == (bundled_build / file).read_bytes(), file
+        # the report says when its topics were fitted: all else is the same
+        ours, theirs = (
+            (folder / file).read_text(encoding="utf-8") for folder in (out, bundled_build)
+        )
+        fitted = re.compile(r'<p class="note" id="fit-note">.*?</p>', flags=re.S)
+        assert fitted.sub("", ours) == fitted.sub("", theirs), file
+    assert (out / "bertopic" / "topics.json").exists()
 
 
 def test_importing_the_package_changes_no_environment():

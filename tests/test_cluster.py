@@ -13,14 +13,16 @@ from pydantic import ValidationError
 from sklearn.metrics import adjusted_rand_score
 
 from pipeline import schemas
-from pipeline.centroids import ward_groups
+from pipeline.centroids import ward_groups, weighted_centroids
 from pipeline.cluster import cluster_documents
 from pipeline.cluster.fit import (
+    core_weights,
     merge_topics,
     number_by_size,
     reassign_outliers,
     refine_topics,
     resolve_params,
+    settle_topics,
     smooth_topics,
     split_large_topics,
     umap_epochs,
@@ -28,6 +30,7 @@ from pipeline.cluster.fit import (
 )
 from pipeline.config import ClusterConfig
 from pipeline.errors import PipelineError
+from pipeline.neighbours import nearest_neighbours
 
 BLOB_SIZES = (45, 35, 25, 15)  # unequal, so numbering by size is observable
 BLOB_WORDS = (
@@ -260,3 +263,26 @@ def test_neighbourhood_vote_fixes_isolated_papers_and_keeps_outliers():
     cut[4, :3] = -1  # paper 4 keeps one vote for topic 0 of two cast: no majority of 5
     last_in_0 = np.array([0, 0, 0, 0, 1, 1, 1, 1, 1, 0])  # (read as an index, -1 would vote 0)
     assert smooth_topics(last_in_0, cut)[4] == 1
+
+
+def test_core_weights_are_the_share_of_neighbours_in_the_topic_to_the_fourth():
+    topics = np.array([0, 0, 0, 1, 1])
+    neighbours = np.array([[1, 2], [0, 3], [3, 4], [4, 0], [3, -1]])  # -1: no neighbour there
+    assert core_weights(topics, neighbours).tolist() == [1.0, 0.5**4, 0.0, 0.5**4, 0.5**4]
+    assert core_weights(topics, np.zeros((5, 0), dtype=int)).tolist() == [1.0] * 5
+
+
+def test_settled_topics_are_the_nearest_firm_centre_or_none():
+    rng = np.random.default_rng(3)
+    centres = _unit(rng.normal(size=(3, 16)))
+    truth = np.repeat([0, 1, 2], 30)
+    vectors = _unit(centres[truth] + rng.normal(scale=0.15, size=(90, 16)))
+    start = truth.copy()
+    start[rng.choice(90, 15, replace=False)] = rng.integers(0, 3, 15)  # some on the wrong side
+    neighbours = nearest_neighbours(vectors, 5)[0]
+    settled = settle_topics(start, vectors, neighbours, threshold=0.0)
+    assert adjusted_rand_score(truth, settled) > 0.95
+    # a fixed point: every paper is in the topic whose weighted centre is nearest
+    ids, firm = weighted_centroids(vectors, settled, core_weights(settled, neighbours))
+    assert (ids[(vectors @ firm.T).argmax(axis=1)] == settled).all()
+    assert (settle_topics(start, vectors, neighbours, threshold=1.01) == -1).all()

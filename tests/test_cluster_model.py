@@ -53,8 +53,7 @@ def test_a_fit_places_its_own_papers_again(fitted):
     documents, vectors, _, _, result = fitted
     assert result.refitted and set(result.clusters["placed"]) == {"fit"}
     placed = place(result.model, vectors)
-    agree = (placed.topics == result.clusters["topic"].to_numpy()).mean()
-    assert agree >= 0.99, agree
+    assert (placed.topics == result.clusters["topic"].to_numpy()).all()  # the fit's own rule
     own = result.clusters["similarity"].to_numpy()
     assert np.allclose(placed.similarity, own, atol=1e-5)
     assert (own > 0.5).mean() > 0.9  # tight blobs: papers are close to their topic's centre
@@ -89,7 +88,8 @@ def test_model_round_trips_through_its_folder(fitted, tmp_path):
     assert loaded.fit_id == result.model.fit_id and loaded.doc_ids == result.model.doc_ids
     assert np.array_equal(loaded.vectors, result.model.vectors)
     assert np.array_equal(loaded.coords, result.model.coords)
-    assert loaded.fitted_at == result.model.fitted_at and loaded.voters == result.model.voters
+    assert loaded.fitted_at == result.model.fitted_at
+    assert np.array_equal(loaded.weights, result.model.weights)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]  # no work folder left
 
 

@@ -72,7 +72,8 @@ def fit(
     result = fit_topics(embedding_texts(fitted_docs), vectors[rows], config)
     fitted = _frame(fitted_docs["doc_id"], result.topics, result.coords, result.raw_outlier,
                     "fit", np.zeros(len(rows)))  # fmt: skip
-    model = models.new_model(config, encoder, len(documents), result.voters, fitted, vectors[rows])
+    with_weights = fitted.assign(weight=result.weights)
+    model = models.new_model(config, encoder, len(documents), with_weights, vectors[rows])
     fitted["similarity"] = own_similarity(model, vectors[rows], result.topics)
     rest = np.setdiff1d(np.arange(len(documents)), rows)
     placed = place(model, vectors[rest])

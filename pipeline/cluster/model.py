@@ -3,7 +3,7 @@ its own, without refitting.
 
     model/fit.json          the cluster settings and package versions it was fitted with, the
                             encoder whose vectors it holds, when, on how many papers
-    model/papers.parquet    the fitted papers: doc_id, topic, x, y
+    model/papers.parquet    the fitted papers: doc_id, topic, x, y, weight (in its topic's centre)
     model/embeddings.parquet  their embeddings
 
 Topic centres and the neighbours a new paper is placed among are derived from these. No pickle:
@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline import schemas, tables
-from pipeline.centroids import topic_centroids
+from pipeline.centroids import weighted_centroids
 from pipeline.config import ClusterConfig
 from pipeline.errors import PipelineError
 
@@ -56,24 +56,25 @@ def fit_settings(config: ClusterConfig) -> dict:
 
 @dataclass(frozen=True)
 class TopicModel:
-    """A fitted topic model: its papers' embeddings, topics and map positions, and where it
-    came from. `voters`: the neighbours that vote on a new paper's topic (0: no vote)."""
+    """A fitted topic model: its papers' embeddings, topics, map positions and weights in their
+    topics' centres, and where it came from."""
 
     settings: dict
     encoder: str
     versions: dict[str, str]
     fitted_at: str
     papers_at_fit: int
-    voters: int
     doc_ids: list[str]
     topics: np.ndarray
     coords: np.ndarray
+    weights: np.ndarray
     vectors: np.ndarray
 
     @functools.cached_property
     def centroids(self) -> tuple[np.ndarray, np.ndarray]:
-        """(topic ids, unit mean embedding of each topic's fitted papers)."""
-        return topic_centroids(self.vectors, self.topics)
+        """(topic ids, each topic's centre: the unit weighted mean embedding of its fitted
+        papers). A paper is placed in the topic whose centre is most similar."""
+        return weighted_centroids(self.vectors, self.topics, self.weights)
 
     @functools.cached_property
     def fit_id(self) -> str:
@@ -102,11 +103,10 @@ def new_model(
     config: ClusterConfig,
     encoder: str,
     papers_at_fit: int,
-    voters: int,
     fitted: pd.DataFrame,
     vectors: np.ndarray,
 ) -> TopicModel:
-    """A model of `fitted` (doc_id, topic, x, y) and their `vectors`, fitted now."""
+    """A model of `fitted` (doc_id, topic, x, y, weight) and their `vectors`, fitted now."""
     now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
     return TopicModel(
         settings=fit_settings(config),
@@ -114,10 +114,10 @@ def new_model(
         versions=package_versions(),
         fitted_at=now.isoformat().replace("+00:00", "Z"),
         papers_at_fit=papers_at_fit,
-        voters=voters,
         doc_ids=fitted["doc_id"].tolist(),
         topics=fitted["topic"].to_numpy(np.int32),
         coords=fitted[["x", "y"]].to_numpy(np.float32),
+        weights=fitted["weight"].to_numpy(np.float32),
         vectors=np.asarray(vectors, dtype=np.float32),
     )
 
@@ -130,7 +130,7 @@ def save(model: TopicModel, folder: Path) -> None:
     try:
         papers = pd.DataFrame(
             {"doc_id": model.doc_ids, "topic": model.topics, "x": model.coords[:, 0],
-             "y": model.coords[:, 1]}
+             "y": model.coords[:, 1], "weight": model.weights}
         )  # fmt: skip
         tables.write_table(papers, work / "papers.parquet", schemas.MODEL_PAPERS)
         tables.write_embeddings(model.doc_ids, model.vectors, work / "embeddings.parquet")
@@ -139,7 +139,6 @@ def save(model: TopicModel, folder: Path) -> None:
             "fit_id": model.fit_id,
             "fitted_at": model.fitted_at,
             "papers_at_fit": model.papers_at_fit,
-            "voters": model.voters,
             "encoder": model.encoder,
             "versions": model.versions,
             "cluster": model.settings,
@@ -165,8 +164,11 @@ def load(folder: Path) -> TopicModel:
     manifest = tables.read_json(manifest_path, "model manifest")
     if manifest.get("format") != FORMAT or not isinstance(manifest.get("cluster"), dict):
         raise PipelineError(f"{manifest_path}: not a topic model of this pipeline: {REFIT}")
-    papers = tables.read_table(folder / "papers.parquet", schemas.MODEL_PAPERS)
-    doc_ids, vectors = tables.read_embeddings(folder / "embeddings.parquet", documents=papers)
+    try:
+        papers = tables.read_table(folder / "papers.parquet", schemas.MODEL_PAPERS)
+        doc_ids, vectors = tables.read_embeddings(folder / "embeddings.parquet", documents=papers)
+    except PipelineError as exc:
+        raise PipelineError(f"{exc}: {REFIT}") from None
     try:
         return TopicModel(
             settings=manifest["cluster"],
@@ -174,10 +176,10 @@ def load(folder: Path) -> TopicModel:
             versions=dict(manifest["versions"]),
             fitted_at=str(manifest["fitted_at"]),
             papers_at_fit=int(manifest["papers_at_fit"]),
-            voters=int(manifest["voters"]),
             doc_ids=doc_ids,
             topics=papers["topic"].to_numpy(np.int32),
             coords=papers[["x", "y"]].to_numpy(np.float32),
+            weights=papers["weight"].to_numpy(np.float32),
             vectors=vectors,
         )
     except (KeyError, TypeError, ValueError) as exc:

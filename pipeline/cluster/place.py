@@ -1,7 +1,6 @@
-"""Placing papers into a fitted model, as the fit placed its own: the topic whose centre is most
-similar (none below `cluster.outlier_threshold`, as for HDBSCAN's outliers), then the vote of
-the nearest fitted papers (as the fit's last border round); on the map, among the nearest fitted
-papers of the same topic.
+"""Placing papers into a fitted model, as the fit placed its own: in the topic whose centre is
+most similar (none below `cluster.outlier_threshold`), the rule the fit's last rounds settled
+its papers by; on the map, among the nearest fitted papers of the same topic.
 """
 
 from __future__ import annotations
@@ -41,26 +40,6 @@ def nearest_centres(
     return ids[best], best_sim
 
 
-def vote(topics: np.ndarray, neighbour_topics: np.ndarray) -> np.ndarray:
-    """An assigned paper takes the topic held by more than half of its voting neighbours, where
-    one is (unassigned papers stay so): one round of the fit's neighbourhood vote."""
-    from scipy.sparse import coo_matrix
-
-    n, k = neighbour_topics.shape
-    if not k or not n or neighbour_topics.max(initial=-1) < 0:
-        return topics
-    rows = np.repeat(np.arange(n), k)
-    votes = neighbour_topics.ravel()
-    cast = votes >= 0
-    counts = coo_matrix(
-        (np.ones(cast.sum(), dtype=np.int32), (rows[cast], votes[cast])),
-        shape=(n, int(votes.max()) + 1),
-    ).tocsr()
-    majority = np.asarray(counts.max(axis=1).todense()).ravel() > k / 2
-    winner = np.asarray(counts.argmax(axis=1)).ravel().astype(np.int32)
-    return np.where((topics >= 0) & majority, winner, topics)
-
-
 def layout_positions(
     topics: np.ndarray, neighbours: np.ndarray, similarities: np.ndarray, model: TopicModel
 ) -> np.ndarray:
@@ -96,9 +75,6 @@ def place(model: TopicModel, vectors: np.ndarray) -> Placement:
         return Placement(np.full(n, -1, np.int32), empty, np.zeros((n, 2), np.float32))
     nearest, best_sim = nearest_centres(vectors, ids, centroids)
     topics = np.where(best_sim >= model.outlier_threshold, nearest, -1).astype(np.int32)
-    k = max(model.voters, LAYOUT_NEIGHBOURS)
-    neighbours, similarities = neighbours_among(vectors, model.vectors, k)
-    topics = vote(topics, model.topics[neighbours[:, : model.voters]]).astype(np.int32)
-    layout = slice(0, LAYOUT_NEIGHBOURS)
-    coords = layout_positions(topics, neighbours[:, layout], similarities[:, layout], model)
+    neighbours, similarities = neighbours_among(vectors, model.vectors, LAYOUT_NEIGHBOURS)
+    coords = layout_positions(topics, neighbours, similarities, model)
     return Placement(topics, own_similarity(model, vectors, topics), coords)
