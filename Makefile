@@ -21,12 +21,13 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: all test lint bench clean clean-all venv help stability baseline quality
+.PHONY: all test test-fast lint bench clean clean-all venv help stability baseline quality
 .DEFAULT_GOAL := all
 
 help:
 	@echo "make all [CONFIG=...]        build the report and the map (default: $(CONFIG))"
 	@echo "make test                    run the test suite"
+	@echo "make test-fast               the unit tests: no model, UMAP, build or browser"
 	@echo "make lint                    ruff check and format check"
 	@echo "make clean [CONFIG=...]      remove that config's outputs"
 	@echo "make stability [CONFIG=...]  + the topics' agreement across seeds, in the report"
@@ -46,7 +47,7 @@ $(VENV_DONE): pyproject.toml
 # the parameter stamps. Make rebuilds these files when their sources change, then restarts.
 CONFIG_MK := .build/$(subst /,_,$(CONFIG)).mk
 DEPS_MK := .build/deps.mk
-ifneq ($(filter-out help clean-all venv test lint bench,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out help clean-all venv test test-fast lint bench,$(or $(MAKECMDGOALS),all)),)
 include $(CONFIG_MK) $(DEPS_MK)
 endif
 
@@ -116,6 +117,10 @@ bench: $(VENV_DONE)
 
 test: $(VENV_DONE)
 	$(PY) -m pytest -q
+
+# The edit-test loop: tests marked neither slow (model, UMAP, a build) nor browser.
+test-fast: $(VENV_DONE)
+	$(PY) -m pytest -q -m "not slow and not browser"
 
 lint: $(VENV_DONE)
 	$(PY) -m ruff check pipeline tests tools

@@ -1,7 +1,9 @@
-"""Shared fixtures: the project root, a real build of the bundled corpus, and a browser."""
+"""Shared fixtures: the project root, a real build of the bundled corpus, and a browser; and
+the marks that make `-m "not slow and not browser"` (`make test-fast`) a fast subset."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
@@ -9,9 +11,54 @@ from pathlib import Path
 
 import pytest
 
+from pipeline import numba_cache
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = ROOT.parent / "shared" / "corpora"
 CHROMIUM = "/usr/bin/chromium"
+
+# UMAP's numba code compiled once into the project's cache (as the CLI does), not in every test
+# session: a warm cache saves 15-40 s of compiling per session on 2 cores.
+numba_cache.enable(ROOT / ".cache" / "numba")
+
+# What a test not marked slow may not do: each of these takes seconds (and a build minutes).
+HEAVY = {
+    ("pipeline.cluster", "_umap"): "fits UMAP",
+    ("pipeline.quality", "bertopic_defaults"): "fits BERTopic with UMAP",
+    ("pipeline.encoder", "load_encoder"): "loads the embedding model",
+}
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects anything
+def pytest_collection_modifyitems(config, items):
+    """A test that needs the bundled build must be marked slow, one that drives Chromium
+    browser: otherwise `-m "not slow and not browser"` would start a build or a browser."""
+    wrong = []
+    for item in items:
+        marks = {mark.name for mark in item.iter_markers()}
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if "bundled_build" in fixtures and "slow" not in marks:
+            wrong.append(f"{item.nodeid} uses bundled_build (a full build): mark it slow")
+        if "browser" in fixtures and "browser" not in marks:
+            wrong.append(f"{item.nodeid} drives Chromium: mark it browser")
+    if wrong:
+        raise pytest.UsageError("\n".join(wrong))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """A test not marked slow fails if it (or a fixture it sets up) fits UMAP or loads the
+    model: mark it slow."""
+    if item.get_closest_marker("slow"):
+        return (yield)
+    with pytest.MonkeyPatch.context() as patch:
+        for (module, name), what in HEAVY.items():
+
+            def refuse(*args, _what=what, **kwargs):
+                pytest.fail(f"{item.nodeid} {_what}: mark it slow", pytrace=False)
+
+            patch.setattr(importlib.import_module(module), name, refuse)
+        return (yield)
 
 
 def write_config(path: Path, inputs: list[str], output_dir: Path, extra: str = "") -> Path:
@@ -29,6 +76,20 @@ def run_make(*args: str, timeout: int = 900) -> subprocess.CompletedProcess:
         text=True,
         timeout=timeout,
     )
+
+
+def run_main(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    """`python -m pipeline ...` in this process (its `main`, as the console script calls it),
+    in `cwd`: the exit code and what it printed, without a new interpreter's start-up."""
+    import contextlib
+    import io
+
+    from pipeline.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return subprocess.CompletedProcess(["main", *args], code, out.getvalue(), err.getvalue())
 
 
 def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:

@@ -91,6 +91,7 @@ def _search(page, text: str) -> int:
     return int(page.get_attribute("#match-count", "data-count"))
 
 
+@pytest.mark.slow  # needs the bundled build
 def test_bundled_map_draws_every_paper_offline_and_searches(bundled_build: Path, open_offline):
     state = open_offline(bundled_build / "map.html")
     page = state.page
@@ -130,6 +131,7 @@ def test_bundled_map_draws_every_paper_offline_and_searches(bundled_build: Path,
     assert state.errors == []
 
 
+@pytest.mark.slow  # needs the bundled build
 def test_bundled_map_click_shows_abstract_and_five_similar_papers(
     bundled_build: Path, open_offline
 ):
@@ -169,6 +171,7 @@ def test_bundled_map_click_shows_abstract_and_five_similar_papers(
     assert state.errors == []
 
 
+@pytest.mark.slow  # needs the bundled build
 def test_bundled_topic_list_shows_one_topic_alone(bundled_build: Path, open_offline):
     state = open_offline(bundled_build / "map.html")
     page = state.page
@@ -214,6 +217,7 @@ def test_links_open_the_map_on_a_theme_or_a_paper(tmp_path: Path, open_offline):
     assert state.errors == [] and state.blocked == []
 
 
+@pytest.mark.slow  # needs the bundled build
 def test_bundled_panels_draw_the_same_coordinates_in_the_same_place(
     bundled_build: Path, open_offline
 ):

@@ -33,6 +33,7 @@ def open_offline(browser):
         yield open_page
 
 
+@pytest.mark.slow  # needs the bundled build
 def test_bundled_report_is_offline_complete_and_error_free(bundled_build: Path, open_offline):
     index = bundled_build / "index.html"
     assert (bundled_build / "plotly.min.js").is_file()

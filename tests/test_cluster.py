@@ -123,6 +123,7 @@ def test_unusable_explicit_params_are_refused_or_repaired(setting):
 # --- cluster_documents on synthetic blobs ---------------------------------------------------
 
 
+@pytest.mark.slow  # UMAP + HDBSCAN
 def test_blobs_are_recovered_as_topics(blob_runs):
     documents, truth, clusters, _ = blob_runs
     assert list(clusters.columns) == ["doc_id", "topic", "x", "y", "raw_outlier"]
@@ -137,6 +138,7 @@ def test_blobs_are_recovered_as_topics(blob_runs):
     assert adjusted_rand_score(truth[assigned], topics[assigned]) >= 0.9
 
 
+@pytest.mark.slow  # UMAP + HDBSCAN
 def test_topics_are_numbered_by_size_and_coordinates_are_finite(blob_runs):
     _, _, clusters, _ = blob_runs
     sizes = clusters.loc[clusters["topic"] >= 0, "topic"].value_counts().sort_index()
@@ -149,6 +151,7 @@ def test_topics_are_numbered_by_size_and_coordinates_are_finite(blob_runs):
     assert clusters[["x", "y"]].std().min() > 0  # a real layout, not a collapsed one
 
 
+@pytest.mark.slow  # UMAP + HDBSCAN
 def test_same_random_state_gives_identical_output(blob_runs):
     _, _, first, second = blob_runs
     pd.testing.assert_frame_equal(first, second, check_exact=True)

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, run_cli, run_make, write_config
+from conftest import ROOT, run_main, run_make, write_config
 
 from pipeline.commands import COMMANDS, FILES
 from pipeline.makedeps import code_files, make_include
@@ -39,7 +39,7 @@ def test_each_stage_depends_on_its_module_and_the_ground_it_imports():
 
 def test_deps_command_writes_one_variable_per_command(tmp_path):
     out = tmp_path / "deps.mk"
-    result = run_cli("deps", "--out", str(out))
+    result = run_main("deps", "--out", str(out))
     assert result.returncode == 0, result.stderr
     text = out.read_text(encoding="utf-8")
     assert text == make_include(ROOT)

@@ -60,6 +60,7 @@ def test_seed_runs_reuse_the_build_and_rerun_the_other_seeds():
     assert runs[42].tolist() == [7] * 5 and runs[43].tolist() == [0] * 5
 
 
+@pytest.mark.slow  # BERTopic's UMAP + HDBSCAN
 def test_baseline_is_bertopic_defaults_scored_like_this_build():
     rng = np.random.default_rng(3)
     centres = rng.normal(size=(3, 32))
