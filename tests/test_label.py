@@ -17,6 +17,7 @@ from pipeline.label import (
     distinct_terms,
     label_topics,
     make_label,
+    representative_docs,
     theme_count,
     unique_labels,
 )
@@ -150,6 +151,32 @@ def test_themes_and_representative_papers(labelled):
     assert _row(topics, -1)["theme"] == -1 and by_theme.loc[-1, "label"] == UNASSIGNED_LABEL
     assert sorted(_row(topics, 0)["representative_docs"]) == ["p0", "p1", "p2"]
     assert list(_row(topics, -1)["representative_docs"]) == []
+
+
+def test_representative_papers_are_nearest_the_topic_mean():
+    # topic 0 fans out over angles -1.0 .. 1.0 (its mean points at about 0.02), topic 1 is
+    # elsewhere; ties go to the lower doc_id
+    angles = np.array([1.0, -0.2, 0.0, 0.3, -1.0, 2.5, 2.6, 2.9])
+    vectors = np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    doc_ids = np.array(["a", "b", "c", "d", "e", "f", "g", "h"])
+    topics = np.array([0, 0, 0, 0, 0, 1, 1, 1])
+    chosen = representative_docs(doc_ids, vectors, topics, 3)
+    assert chosen == {0: ["c", "b", "d"], 1: ["g", "f", "h"]}  # nearest first
+    twins = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    assert representative_docs(np.array(["z", "y", "x"]), twins, np.zeros(3), 2)[0] == ["y", "z"]
+
+
+def test_label_stage_writes_the_papers_nearest_each_topic_mean(labelled):
+    documents, clusters, _ = labelled
+    vectors = _vectors(len(documents), [0, 0, 0, 1, 1, 1, 1], seed=3)
+    topics = _label(documents, clusters, LabelConfig(n_representative=2), vectors=vectors)
+    topic_of = dict(zip(clusters["doc_id"], clusters["topic"], strict=True))
+    for row in topics[topics["topic"] >= 0].itertuples():
+        members = [i for i, d in enumerate(documents["doc_id"]) if topic_of[d] == row.topic]
+        centre = vectors[members].mean(axis=0)
+        similarity = {documents["doc_id"][i]: float(vectors[i] @ centre) for i in members}
+        expected = sorted(similarity, key=lambda d: -similarity[d])[:2]
+        assert list(row.representative_docs) == expected
 
 
 def test_theme_rows_hold_their_topics_and_papers(labelled):
