@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from wordlists import faults
 
 from pipeline import schemas, tables
 from pipeline.config import ClusterConfig, parse_config
@@ -71,8 +72,13 @@ def test_baseline_is_bertopic_defaults_scored_like_this_build():
     texts = [f"{words[t]} and the paper {i}" for i, t in enumerate(truth)]
     figures = baseline_figures(texts, vectors, [1, 2], banned_words())
     assert figures["topics"] >= 2 and figures["seed"] == 1
-    for key in ("outlier_share_final", "largest_topic_share", "npmi_mean", "topic_diversity"):
-        assert 0 <= figures[key] <= 1 or key == "npmi_mean"
+    for key in ("outlier_share_final", "largest_topic_share", "topic_diversity"):
+        assert 0 <= figures[key] <= 1, key
+    # NPMI of the baseline's own terms: each topic's score in [-1, 1], the mean over topics
+    scores = [row["npmi"] for row in figures["npmi_by_topic"] if row["npmi"] is not None]
+    assert len(figures["npmi_by_topic"]) == figures["topics"] and scores
+    assert all(-1 <= score <= 1 for score in scores)
+    assert figures["npmi_mean"] == pytest.approx(sum(scores) / len(scores))
     assert set(figures["stability"]) == {"ari_min", "ari_median"}
     assert all("_" in label for label in figures["labels"])  # BERTopic's "0_word_word" labels
 
@@ -88,6 +94,10 @@ def test_build_writes_metrics_venue_table_and_themes(bundled_build: Path):
     assert metrics["outlier_share_final"] <= metrics["outlier_share_raw"]
     assert metrics["labels_unique"] and metrics["labels_with_stop_or_filler_words"] == 0
     assert 0 < metrics["topic_diversity"] <= 1
+    scores = [row["npmi"] for row in metrics["npmi_by_topic"] if row["npmi"] is not None]
+    assert len(metrics["npmi_by_topic"]) == metrics["topics"] and scores
+    assert all(-1 <= score <= 1 for score in scores)
+    assert metrics["npmi_mean"] == pytest.approx(sum(scores) / len(scores))
     topics = tables.read_table(bundled_build / "topics.parquet", schemas.TOPICS)
     themes = tables.read_table(bundled_build / "themes.parquet", schemas.THEMES)
     assigned = topics[topics["topic"] >= 0]
@@ -95,6 +105,11 @@ def test_build_writes_metrics_venue_table_and_themes(bundled_build: Path):
     assert metrics["themes"] == assigned["theme"].nunique() == (themes["theme"] >= 0).sum()
     for docs in assigned["representative_docs"]:
         assert 1 <= len(docs) <= 3
+    # checked against the tests' own list of stop and filler words, not the pipeline's
+    named = [*assigned["label"], *themes.loc[themes["theme"] >= 0, "label"]]
+    assert not {text: faults(text) for text in named if faults(text)}
+    terms = [term for row in [*assigned["terms"], *themes["terms"]] for term in row]
+    assert not {term: faults(term) for term in terms if faults(term)}
     venues = tables.read_table(bundled_build / "venue_topics.parquet", schemas.VENUE_TOPICS)
     assert set(venues["venue"]) == {"ICML", "ICLR"}
     assert set(venues["level"]) == {"topic", "theme"}
