@@ -153,9 +153,7 @@ def test_representative_papers_are_nearest_the_topic_mean():
     # elsewhere; ties go to the lower doc_id
     angles = np.array([1.0, -0.2, 0.0, 0.3, -1.0, 2.5, 2.6, 2.9])
     vectors = np.stack([np.cos(angles), np.sin(angles)], axis=1)
-    doc_ids = np.array(["a", "b", "c", "d", "e", "f", "g", "h"])
-    topics = np.array([0, 0, 0, 0, 0, 1, 1, 1])
-    chosen = representative_docs(doc_ids, vectors, topics, 3)
+    chosen = representative_docs(np.array(list("abcdefgh")), vectors, np.repeat([0, 1], [5, 3]), 3)
     assert chosen == {0: ["c", "b", "d"], 1: ["g", "f", "h"]}  # nearest first
     twins = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
     assert representative_docs(np.array(["z", "y", "x"]), twins, np.zeros(3), 2)[0] == ["y", "z"]
@@ -165,13 +163,11 @@ def test_label_stage_writes_the_papers_nearest_each_topic_mean(labelled):
     documents, clusters, _ = labelled
     vectors = _vectors(len(documents), [0, 0, 0, 1, 1, 1, 1], seed=3)
     topics = _label(documents, clusters, LabelConfig(n_representative=2), vectors=vectors)
-    topic_of = dict(zip(clusters["doc_id"], clusters["topic"], strict=True))
+    topic_of = documents["doc_id"].map(clusters.set_index("doc_id")["topic"]).to_numpy()
     for row in topics[topics["topic"] >= 0].itertuples():
-        members = [i for i, d in enumerate(documents["doc_id"]) if topic_of[d] == row.topic]
-        centre = vectors[members].mean(axis=0)
-        similarity = {documents["doc_id"][i]: float(vectors[i] @ centre) for i in members}
-        expected = sorted(similarity, key=lambda d: -similarity[d])[:2]
-        assert list(row.representative_docs) == expected
+        similarity = vectors @ vectors[topic_of == row.topic].mean(axis=0)
+        nearest = [i for i in np.argsort(-similarity) if topic_of[i] == row.topic][:2]
+        assert list(row.representative_docs) == [documents["doc_id"][i] for i in nearest]
 
 
 def test_theme_rows_hold_their_topics_and_papers(labelled):
@@ -204,8 +200,9 @@ def test_filler_shared_by_every_paper_never_names_a_topic():
     sinkhorn = "Our proposed method gives numerical results for {} with sinkhorn barycenters."
     graphs = "Our proposed method gives numerical results for {} with graph message passing."
     subjects = ["images", "speech", "proteins", "molecules"]
-    abstracts = [sinkhorn.format(w) for w in subjects] + [graphs.format(w) for w in subjects]
-    documents = _documents(abstracts, ["ICML"] * 8)
+    documents = _documents(
+        [t.format(w) for t in (sinkhorn, graphs) for w in subjects], ["ICML"] * 8
+    )
     config = LabelConfig(n_terms=50, min_term_share=0.0)
     topics = _label(documents, _clusters(documents["doc_id"], [0] * 4 + [1] * 4), config)
     for row in topics.itertuples():
