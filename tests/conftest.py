@@ -67,6 +67,15 @@ def write_config(path: Path, inputs: list[str], output_dir: Path, extra: str = "
     return path
 
 
+def bundled_config(path: Path, bundled: Path, output_dir: Path, extra: str = "") -> Path:
+    """A config of the bundled corpus with the settings of the bundled build (folder `bundled`),
+    its embeddings cache included, writing to `output_dir`: a copy of that build there is up
+    to date, and `extra` settings change only their sections."""
+    cache = f"embed:\n  cache_dir: {bundled.parent / 'embeddings-cache'}"
+    inputs = [str(ROOT / "data/raw/*.txt")]
+    return write_config(path, inputs, output_dir, f"{cache}\n{extra}")
+
+
 def run_make(*args: str, timeout: int = 900) -> subprocess.CompletedProcess:
     """Run the project's Makefile as a user does (under `make test` the venv already exists)."""
     return subprocess.run(
@@ -109,12 +118,15 @@ def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
 def bundled_build(tmp_path_factory) -> Path:
     """`make all` on the 76 bundled abstracts with the real model, UMAP, HDBSCAN and BERTopic.
 
-    Returns the output folder. Built once per test session; several tests read it.
+    Returns the output folder. Built once per test session; several tests read it. The build
+    has an embeddings cache of its own, empty, so the model embeds every paper in every session
+    (the project's .cache/embeddings, filled by `make all`, would skip the code under test).
     """
     work = tmp_path_factory.mktemp("bundled")
-    config = write_config(work / "bundled.yaml", [str(ROOT / "data/raw/*.txt")], work / "out")
+    config = bundled_config(work / "bundled.yaml", work / "out", work / "out")
     result = run_make("all", f"CONFIG={config}")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "embedded 76 new papers (0 from the cache)" in result.stderr, result.stderr[-3000:]
     return work / "out"
 
 

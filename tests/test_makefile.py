@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, run_main, run_make, write_config
+from conftest import ROOT, bundled_config, run_main, run_make
 
 from pipeline.commands import COMMANDS, FILES
 from pipeline.makedeps import code_files, make_include
@@ -84,6 +84,6 @@ def test_changing_a_module_reruns_the_stages_that_import_it(
 ):
     out = tmp_path / "out"
     shutil.copytree(bundled_build, out)  # copy2 keeps the modification times Make compares
-    config = write_config(tmp_path / "copy.yaml", [str(ROOT / "data/raw/*.txt")], out)
+    config = bundled_config(tmp_path / "copy.yaml", bundled_build, out)
     assert _rerun(config) == set()  # the copy is up to date
     assert _rerun(config, "-W", changed) == expected

@@ -16,7 +16,7 @@ from pipeline.config import ClusterConfig, parse_config
 from pipeline.errors import ConfigError
 from pipeline.quality import baseline_figures, seed_agreement, seed_runs
 from pipeline.text import banned_words
-from tests.conftest import ROOT, run_make, write_config
+from tests.conftest import bundled_config, run_make
 
 BASE = {"inputs": ["data/raw/*.txt"]}
 
@@ -121,7 +121,7 @@ def test_build_writes_metrics_venue_table_and_themes(bundled_build: Path):
 def test_stability_and_baseline_targets_feed_the_report(bundled_build: Path, tmp_path: Path):
     out = tmp_path / "out"
     shutil.copytree(bundled_build, out)  # keeps the modification times Make compares
-    config = write_config(tmp_path / "copy.yaml", [str(ROOT / "data/raw/*.txt")], out)
+    config = bundled_config(tmp_path / "copy.yaml", bundled_build, out)
     first = run_make("stability", "baseline", f"CONFIG={config}")
     assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-3000:]
     stability_figures = json.loads((out / "stability.json").read_text(encoding="utf-8"))
