@@ -14,7 +14,7 @@ import pytest
 from render_frames import island, rendered, tiny_tables
 from synthetic_corpus import corpus
 
-from pipeline import compare, metrics, render, schemas, tables
+from pipeline import compare, metrics, quality, render, schemas, tables
 from pipeline.config import CompareConfig, RenderConfig
 from pipeline.errors import PipelineError
 from pipeline.render import render_pages, templating
@@ -271,7 +271,8 @@ def test_run_writes_pages_and_assets_and_reads_the_optional_figures(tmp_path: Pa
     paths = _write_inputs(tmp_path, tiny_tables())
     out = tmp_path / "out"
     stability = tmp_path / "stability.json"
-    tables.write_json({"ari_min": 0.875}, stability)
+    runs = {1: np.array([0, 0, 1, 1, -1]), 2: np.array([0, 1, 1, 1, -1])}
+    tables.write_json(quality.seed_agreement(runs), stability)  # as the stability run writes it
     render.run(RenderConfig(), **paths, report=out / "index.html", stability=stability)
     assert sorted(p.name for p in out.iterdir()) == sorted(LOCAL_FILES)
     assert (out / "map.js").read_bytes() == (render.ASSETS_DIR / "map.js").read_bytes()
