@@ -398,3 +398,16 @@ def test_run_refuses_embeddings_of_other_documents(tmp_path):
     )  # fmt: skip
     cluster.run(ClusterConfig(), new, embeddings, out)
     assert tables.read_table(out, schemas.CLUSTERS)["topic"].tolist() == [0]
+
+
+@pytest.mark.slow  # UMAP's approximate neighbour search on 4,096 papers: about 25 s
+def test_umap_keeps_its_neighbour_table_from_4096_papers():
+    """hdbscan_topics hands the vote UMAP's own neighbour table (each paper listed first
+    among its neighbours) from 4,096 papers on; below that UMAP keeps none."""
+    vectors = _groups([1024] * 4)
+    config = ClusterConfig(n_epochs=10, n_neighbors=5, n_components=2, min_cluster_size=50)
+    texts = ["graph words"] * 4096
+    topics, knn = cluster.hdbscan_topics(texts, vectors, config)
+    assert knn.shape == (4096, 5) and (knn[:, 0] == np.arange(4096)).all()
+    assert len(set(topics.tolist()) - {-1}) == 4
+    assert cluster.hdbscan_topics(texts[:4095], vectors[:4095], config)[1] is None
