@@ -5,8 +5,8 @@ Developer code, not part of the installed package. For each module below, a work
 .build/mutate/<name>/ gets links to the project (pipeline/, tests/, configs/, data/) and a
 pyproject.toml whose [tool.mutmut] mutates only that module and collects tests only from its
 test files; mutmut then runs each mutant against the tests that execute the mutated function
-(from its own first, clean run). Results stay in the work folders, so a rerun tests only what
-changed.
+(from its own first, clean run). Each run starts afresh (mutmut's cache does not see changed
+tests); the results stay in the work folders for `mutmut show` / `mutmut browse` there.
 
 Every mutant that survives must be listed in tests/mutants-surviving.md with its reason (an
 equivalent mutant, and why); the run prints each module's figures, the survivors' diffs and the
@@ -73,9 +73,8 @@ def prepare(name: str) -> Path:
     )
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8") + settings
     path = folder / "pyproject.toml"
-    if not path.exists() or path.read_text(encoding="utf-8") != text:
-        path.write_text(text, encoding="utf-8")
-        shutil.rmtree(folder / "mutants", ignore_errors=True)  # other settings: start afresh
+    path.write_text(text, encoding="utf-8")
+    shutil.rmtree(folder / "mutants", ignore_errors=True)
     return folder
 
 
