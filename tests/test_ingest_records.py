@@ -134,3 +134,19 @@ def test_pq_files_are_parquet_and_messages_list_the_columns(tmp_path):
     pd.DataFrame({"abstract": [b"x" * 60]}).to_parquet(tmp_path / "b.parquet")
     with pytest.raises(InputError, match=r"only values like b'x{38}: is it the abstract column"):
         read_file(tmp_path / "b.parquet", CFG)
+
+
+def test_bad_records_and_details_are_named_and_bounded(tmp_path):
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps([{"abstract": A1}, 5]), encoding="utf-8")
+    records, bad = read_file(path, CFG)
+    assert len(records) == 1 and (bad[0]["file"], bad[0]["record"]) == (str(path), "record 2")
+    path.write_text("[{}]", encoding="utf-8")
+    with pytest.raises(InputError, match=r"no 'abstract' column \(columns: none\)"):
+        read_file(path, CFG)
+    corrupt = tmp_path / f"{'x' * 150}.parquet"  # pyarrow's message names the file: long
+    corrupt.write_bytes(b"PAR1" + bytes(range(64)))
+    with pytest.raises(InputError) as info:
+        read_file(corrupt, CFG)
+    detail = str(info.value).split("cannot read as parquet (", 1)[1][:-1]
+    assert len(detail) == 200 and "\n" not in detail
