@@ -21,12 +21,15 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: all test lint bench clean clean-all venv help stability baseline quality refit
+.PHONY: all test test-fast coverage mutate lint bench clean clean-all venv help stability baseline quality refit
 .DEFAULT_GOAL := all
 
 help:
 	@echo "make all [CONFIG=...]        build the report and the map (default: $(CONFIG))"
 	@echo "make test                    run the test suite"
+	@echo "make test-fast               the unit tests: no model, UMAP, build or browser"
+	@echo "make coverage                the suite with branch coverage of pipeline/ (subprocesses too)"
+	@echo "make mutate                  mutation testing of the pure cores and ground modules"
 	@echo "make lint                    ruff check and format check"
 	@echo "make clean [CONFIG=...]      remove that config's outputs"
 	@echo "make stability [CONFIG=...]  + the topics' agreement across seeds, in the report"
@@ -47,7 +50,7 @@ $(VENV_DONE): pyproject.toml
 # the parameter stamps. Make rebuilds these files when their sources change, then restarts.
 CONFIG_MK := .build/$(subst /,_,$(CONFIG)).mk
 DEPS_MK := .build/deps.mk
-ifneq ($(filter-out help clean-all venv test lint bench,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out help clean-all venv test test-fast coverage mutate lint bench,$(or $(MAKECMDGOALS),all)),)
 include $(CONFIG_MK) $(DEPS_MK)
 endif
 
@@ -128,6 +131,28 @@ bench: $(VENV_DONE)
 
 test: $(VENV_DONE)
 	$(PY) -m pytest -q
+
+# The edit-test loop: tests marked neither slow (model, UMAP, a build) nor browser.
+test-fast: $(VENV_DONE)
+	$(PY) -m pytest -q -m "not slow and not browser"
+
+# The whole suite under coverage (branches; Python processes it starts are measured too, see
+# [tool.coverage.run]), then the floors of tools/coverage_floor.py.
+COVERAGE_DIR := .build/coverage
+coverage: $(VENV_DONE)
+	rm -rf $(COVERAGE_DIR) && mkdir -p $(COVERAGE_DIR)
+	$(PY) -m pytest -q --cov --cov-report=term --cov-report=json:$(COVERAGE_DIR)/coverage.json
+	$(PY) tools/coverage_floor.py $(COVERAGE_DIR)/coverage.json
+
+# Mutation testing (mutmut, in the `mutate` extra) of the modules in tools/mutate.py, each with
+# its own fast tests; survivors must be listed with a reason in tests/mutants-surviving.md.
+MUTMUT_DONE := $(VENV)/.mutmut-installed
+$(MUTMUT_DONE): pyproject.toml | $(VENV_DONE)
+	$(PY) -m pip install --quiet "$(TORCH)" -e ".[test,mutate]"
+	touch $@
+
+mutate: $(MUTMUT_DONE)
+	$(PY) tools/mutate.py $(MUTATE_ARGS)
 
 lint: $(VENV_DONE)
 	$(PY) -m ruff check pipeline tests tools

@@ -199,10 +199,13 @@ def _check_consistency(config: Config) -> str | None:
 
 
 def _describe(error: dict) -> str:
-    # pydantic appends union branches to the location (cluster.n_neighbors.int): drop them
+    # pydantic appends union branches to the location (cluster.n_neighbors.int, or
+    # .constrained-int for a constrained one, .literal['auto']): drop them
     tags = {"int", "float", "str", "bool"}
     parts = [
-        str(p) for p in error["loc"] if str(p) not in tags and not str(p).startswith("literal[")
+        str(p)
+        for p in error["loc"]
+        if str(p) not in tags and not str(p).startswith(("literal[", "constrained-"))
     ]
     key = ".".join(parts) or "(top level)"
     if error["type"] == "extra_forbidden":

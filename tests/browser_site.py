@@ -31,6 +31,8 @@ HOSTILE_ABSTRACT = (
 )
 HOSTILE_VENUE = '<img src=v onerror="window.__pwned=2">'
 HOSTILE_LABEL = "parsing, <i onmouseover=window.__pwned=1>untrusted</i>"
+HOSTILE_THEME = "<b>bold</b> & <br>co"
+HOSTILE_PAGE_TITLE = '<img src=t onerror="window.__pwned=3"> & <i>maps</i>'
 
 
 @dataclass
@@ -171,15 +173,12 @@ def _hostile_tables() -> dict:
             "label": [HOSTILE_LABEL, "graph"],
             "terms": [["parsing", "untrusted"], ["message passing", "graph"]],
             "size": np.array([2, 2], dtype=np.int32),
-            "theme": np.array([0, 1], dtype=np.int32),
+            "theme": np.array([0, 0], dtype=np.int32),
             "representative_docs": [["h0", "h1"], ["h2", "h3"]],
         }
     )
-    themes = pd.DataFrame(
-        [
-            {"theme": 0, "label": HOSTILE_LABEL, "terms": ["parsing"], "size": 2, "topics": [0]},
-            {"theme": 1, "label": "graph", "terms": ["graph"], "size": 2, "topics": [1]},
-        ]
+    themes = pd.DataFrame(  # one theme of both topics: the pages show a theme level
+        [{"theme": 0, "label": HOSTILE_THEME, "terms": ["parsing"], "size": 4, "topics": [0, 1]}]
     )
     return {
         "documents": documents,
@@ -193,9 +192,17 @@ def _hostile_tables() -> dict:
 
 
 def write_hostile_site(folder: Path) -> Path:
-    """Four papers whose title, abstract, venue, URL and topic label try to run script."""
-    write_site(folder, render.render_pages(**_hostile_tables(), config=RenderConfig()))
+    """Four papers whose title, abstract, venue, URL, topic and theme labels and the page's
+    title (render.title) try to run script or draw markup."""
+    config = RenderConfig(title=HOSTILE_PAGE_TITLE)
+    write_site(folder, render.render_pages(**_hostile_tables(), config=config))
     return folder
+
+
+# every piece of text plotly draws as SVG (its pseudo-HTML, where <b>, <i>, <br> would render)
+PLOTLY_TEXT = """(id) => [...document.querySelectorAll(
+    `#${id} .annotation-text, #${id} .legendtext, #${id} .ytick text, #${id} .hoverlayer text`
+).values()].map(node => node.textContent)"""
 
 
 def pwned(page) -> bool:

@@ -1,7 +1,9 @@
-"""Shared fixtures: the project root, a real build of the bundled corpus, and a browser."""
+"""Shared fixtures: the project root, a real build of the bundled corpus, and a browser; and
+the marks that make `-m "not slow and not browser"` (`make test-fast`) a fast subset."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import subprocess
@@ -10,9 +12,54 @@ from pathlib import Path
 
 import pytest
 
+from pipeline import numba_cache
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = ROOT.parent / "shared" / "corpora"
 CHROMIUM = "/usr/bin/chromium"
+
+# UMAP's numba code compiled once into the project's cache (as the CLI does), not in every test
+# session: a warm cache saves 15-40 s of compiling per session on 2 cores.
+numba_cache.enable(ROOT / ".cache" / "numba")
+
+# What a test not marked slow may not do: each of these takes seconds (and a build minutes).
+HEAVY = {
+    ("pipeline.cluster.fit", "_umap"): "fits UMAP",
+    ("pipeline.quality", "bertopic_defaults"): "fits BERTopic with UMAP",
+    ("pipeline.encoder", "load_encoder"): "loads the embedding model",
+}
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects anything
+def pytest_collection_modifyitems(config, items):
+    """A test that needs the bundled build must be marked slow, one that drives Chromium
+    browser: otherwise `-m "not slow and not browser"` would start a build or a browser."""
+    wrong = []
+    for item in items:
+        marks = {mark.name for mark in item.iter_markers()}
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if "bundled_build" in fixtures and "slow" not in marks:
+            wrong.append(f"{item.nodeid} uses bundled_build (a full build): mark it slow")
+        if "browser" in fixtures and "browser" not in marks:
+            wrong.append(f"{item.nodeid} drives Chromium: mark it browser")
+    if wrong:
+        raise pytest.UsageError("\n".join(wrong))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """A test not marked slow fails if it (or a fixture it sets up) fits UMAP or loads the
+    model: mark it slow."""
+    if item.get_closest_marker("slow"):
+        return (yield)
+    with pytest.MonkeyPatch.context() as patch:
+        for (module, name), what in HEAVY.items():
+
+            def refuse(*args, _what=what, **kwargs):
+                pytest.fail(f"{item.nodeid} {_what}: mark it slow", pytrace=False)
+
+            patch.setattr(importlib.import_module(module), name, refuse)
+        return (yield)
 
 
 FIT_NOTE = re.compile(r'<p class="note" id="fit-note">.*?</p>', flags=re.S)
@@ -30,6 +77,15 @@ def write_config(path: Path, inputs: list[str], output_dir: Path, extra: str = "
     return path
 
 
+def bundled_config(path: Path, bundled: Path, output_dir: Path, extra: str = "") -> Path:
+    """A config of the bundled corpus with the settings of the bundled build (folder `bundled`),
+    its embeddings cache included, writing to `output_dir`: a copy of that build there is up
+    to date, and `extra` settings change only their sections."""
+    cache = f"embed:\n  cache_dir: {bundled.parent / 'embeddings-cache'}"
+    inputs = [str(ROOT / "data/raw/*.txt")]
+    return write_config(path, inputs, output_dir, f"{cache}\n{extra}")
+
+
 def run_make(*args: str, timeout: int = 900) -> subprocess.CompletedProcess:
     """Run the project's Makefile as a user does (under `make test` the venv already exists)."""
     return subprocess.run(
@@ -39,6 +95,20 @@ def run_make(*args: str, timeout: int = 900) -> subprocess.CompletedProcess:
         text=True,
         timeout=timeout,
     )
+
+
+def run_main(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    """`python -m pipeline ...` in this process (its `main`, as the console script calls it),
+    in `cwd`: the exit code and what it printed, without a new interpreter's start-up."""
+    import contextlib
+    import io
+
+    from pipeline.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return subprocess.CompletedProcess(["main", *args], code, out.getvalue(), err.getvalue())
 
 
 def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
@@ -58,12 +128,15 @@ def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
 def bundled_build(tmp_path_factory) -> Path:
     """`make all` on the 76 bundled abstracts with the real model, UMAP, HDBSCAN and BERTopic.
 
-    Returns the output folder. Built once per test session; several tests read it.
+    Returns the output folder. Built once per test session; several tests read it. The build
+    has an embeddings cache of its own, empty, so the model embeds every paper in every session
+    (the project's .cache/embeddings, filled by `make all`, would skip the code under test).
     """
     work = tmp_path_factory.mktemp("bundled")
-    config = write_config(work / "bundled.yaml", [str(ROOT / "data/raw/*.txt")], work / "out")
+    config = bundled_config(work / "bundled.yaml", work / "out", work / "out")
     result = run_make("all", f"CONFIG={config}")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "embedded 76 new papers (0 from the cache)" in result.stderr, result.stderr[-3000:]
     return work / "out"
 
 

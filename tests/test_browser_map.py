@@ -10,12 +10,16 @@ import pandas as pd
 import pytest
 from browser_site import (
     HOSTILE_ABSTRACT,
+    HOSTILE_LABEL,
+    HOSTILE_PAGE_TITLE,
+    HOSTILE_THEME,
     HOSTILE_TITLE,
     HOSTILE_VENUE,
     MAP_FILES,
     MAP_READY,
     PAPER_POINTS,
     PAPERS_IN_DATA,
+    PLOTLY_TEXT,
     local_files,
     offline_pages,
     outside,
@@ -91,6 +95,7 @@ def _search(page, text: str) -> int:
     return int(page.get_attribute("#match-count", "data-count"))
 
 
+@pytest.mark.slow  # needs the bundled build
 def test_bundled_map_draws_every_paper_offline_and_searches(bundled_build: Path, open_offline):
     state = open_offline(bundled_build / "map.html")
     page = state.page
@@ -130,6 +135,7 @@ def test_bundled_map_draws_every_paper_offline_and_searches(bundled_build: Path,
     assert state.errors == []
 
 
+@pytest.mark.slow  # needs the bundled build
 def test_bundled_map_click_shows_abstract_and_five_similar_papers(
     bundled_build: Path, open_offline
 ):
@@ -153,8 +159,7 @@ def test_bundled_map_click_shows_abstract_and_five_similar_papers(
     target = int(neighbours.nth(2).get_attribute("data-index"))
     neighbours.nth(2).click()
     page.wait_for_timeout(300)
-    target_id = page.evaluate("(i) => window.topicMap.state.selected === i && i", target)
-    assert target_id == target
+    assert page.evaluate("window.topicMap.state.selected") == target  # (index 0 included)
     shown = page.get_attribute("#paper-detail", "data-paper")
     assert shown != first
     assert page.text_content("#paper-abstract") == documents.loc[shown, "abstract"]
@@ -169,6 +174,7 @@ def test_bundled_map_click_shows_abstract_and_five_similar_papers(
     assert state.errors == []
 
 
+@pytest.mark.slow  # needs the bundled build
 def test_bundled_topic_list_shows_one_topic_alone(bundled_build: Path, open_offline):
     state = open_offline(bundled_build / "map.html")
     page = state.page
@@ -214,6 +220,7 @@ def test_links_open_the_map_on_a_theme_or_a_paper(tmp_path: Path, open_offline):
     assert state.errors == [] and state.blocked == []
 
 
+@pytest.mark.slow  # needs the bundled build
 def test_bundled_panels_draw_the_same_coordinates_in_the_same_place(
     bundled_build: Path, open_offline
 ):
@@ -261,10 +268,16 @@ def test_hostile_text_never_runs_on_the_map(tmp_path: Path, open_offline):
     assert page.evaluate("document.querySelectorAll('img, i').length") == 0
     assert "<i onmouseover" in page.text_content("#topic-list")  # the label, as characters
     assert HOSTILE_VENUE in page.text_content("#venue-key")
-    titles = page.evaluate(
-        "[...document.querySelectorAll('#topic-map .annotation-text')].map(a => a.textContent)"
-    )
-    assert f"{HOSTILE_VENUE}  2 papers" in titles  # the panel's title, as characters
+    # what plotly draws as SVG text shows the characters: the panel titles (venues) and,
+    # zoomed out, the theme's label; then the topics' labels
+    drawn = page.evaluate(PLOTLY_TEXT, "topic-map")
+    assert f"{HOSTILE_VENUE}  2 papers" in drawn and HOSTILE_THEME in drawn, drawn
+    page.select_option("#label-mode", "topics")
+    page.wait_for_timeout(300)
+    assert HOSTILE_LABEL in page.evaluate(PLOTLY_TEXT, "topic-map")
+    assert page.title() == f"{HOSTILE_PAGE_TITLE} · topic map"  # render.title
+    assert page.text_content("header h1") == HOSTILE_PAGE_TITLE
+    assert not pwned(page) and page.evaluate("document.querySelectorAll('img, i, b').length") == 0
     assert state.errors == [] and state.blocked == []
     # nothing but the folder's own files was fetched: no injected <img src=x> either
     assert local_files(state) == MAP_FILES
@@ -291,4 +304,74 @@ def test_3401_papers_draw_search_and_click_in_time(tmp_path: Path, open_offline)
     assert page.evaluate(PAPER_POINTS) == expected
     _click(page, 7)
     assert page.locator("#paper-neighbours button").count() == 5
+    assert state.errors == [] and state.blocked == []
+
+
+def _drawn_labels(page) -> list[str]:
+    """The topic or theme labels on the map now (the panels' own titles left out)."""
+    texts = page.evaluate(
+        "[...document.querySelectorAll('#topic-map .annotation-text')].map(a => a.textContent)"
+    )
+    return [t for t in texts if not t.endswith(" papers")]
+
+
+def test_the_map_opens_combined_colours_by_venue_and_labels_by_zoom(tmp_path, open_offline):
+    synthetic = corpus(400)
+    render_site(tmp_path, synthetic)
+    state = open_offline(tmp_path / "index.html")
+    page = state.page
+    page.click("#link-combined")  # the report's link: map.html#view=combined
+    page.wait_for_function(MAP_READY)
+    page.wait_for_timeout(300)
+    assert page.url.endswith("map.html#view=combined")
+    assert page.get_attribute("#view-switch button[data-view=combined]", "aria-pressed") == "true"
+    assert page.evaluate("document.getElementById('topic-map')._fullLayout.xaxis2") is None
+    assert page.evaluate(PAPER_POINTS) == 400
+
+    # zoomed out: theme labels; zoomed in on a topic's centre: topic labels
+    themes = set(synthetic.themes["label"])
+    topics = set(synthetic.topics["label"])
+    zoomed_out = _drawn_labels(page)
+    assert zoomed_out and set(zoomed_out) <= themes, zoomed_out
+    page.evaluate(
+        """() => {
+            const data = JSON.parse(document.getElementById('paper-data').textContent);
+            const t = data.topics[0];
+            const dx = (data.x_range[1] - data.x_range[0]) / 8;
+            const dy = (data.y_range[1] - data.y_range[0]) / 8;
+            return Plotly.relayout('topic-map', {
+                'xaxis.range': [t.x - dx, t.x + dx], 'yaxis.range': [t.y - dy, t.y + dy]});
+        }"""
+    )
+    page.wait_for_timeout(500)
+    zoomed_in = _drawn_labels(page)
+    assert zoomed_in and set(zoomed_in) <= topics, zoomed_in
+    assert synthetic.topics.loc[synthetic.topics["topic"] == 0, "label"].iloc[0] in zoomed_in
+
+    # colour by venue: every paper takes its venue's colour, and the key shows the venues
+    def colours() -> list[list[str]]:
+        """(venue colour, topic colour, drawn colour) of every coloured paper."""
+        return page.evaluate(
+            """() => {
+                const data = JSON.parse(document.getElementById('paper-data').textContent);
+                const topic = new Map(data.topics.map((t) => [t.id, t.colour]));
+                return document.getElementById('topic-map').data
+                    .filter((t) => t.uid.startsWith('papers-'))
+                    .flatMap((t) => t.customdata.map((i, k) => [
+                        data.venue_colours[data.papers.venue[i]],
+                        data.papers.topic[i] >= 0 ? topic.get(data.papers.topic[i]) : null,
+                        t.marker.color[k]]));
+            }"""
+        )
+
+    by_topic = [c for c in colours() if c[1] is not None]
+    assert by_topic and all(drawn == topic for _, topic, drawn in by_topic)
+    assert "shown" not in (page.get_attribute("#venue-key", "class") or "")
+    page.select_option("#colour-by", "venue")
+    page.wait_for_timeout(300)
+    by_venue = colours()
+    assert len(by_venue) == 400 and all(drawn == venue for venue, _, drawn in by_venue)
+    assert len({venue for venue, _, _ in by_venue}) == 2
+    assert "shown" in page.get_attribute("#venue-key", "class")
+    assert page.text_content("#venue-key") == "ICLRICML"
     assert state.errors == [] and state.blocked == []

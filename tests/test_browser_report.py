@@ -8,8 +8,12 @@ from pathlib import Path
 
 import pytest
 from browser_site import (
+    HOSTILE_LABEL,
+    HOSTILE_PAGE_TITLE,
+    HOSTILE_THEME,
     HOSTILE_TITLE,
     HOSTILE_VENUE,
+    PLOTLY_TEXT,
     REPORT_FILES,
     local_files,
     offline_pages,
@@ -33,6 +37,7 @@ def open_offline(browser):
         yield open_page
 
 
+@pytest.mark.slow  # needs the bundled build
 def test_bundled_report_is_offline_complete_and_error_free(bundled_build: Path, open_offline):
     index = bundled_build / "index.html"
     assert (bundled_build / "plotly.min.js").is_file()
@@ -107,11 +112,29 @@ def test_hostile_text_never_runs_in_the_report(tmp_path: Path, open_offline):
     assert not pwned(page)
     assert page.evaluate("document.querySelectorAll('img, i').length") == 0
     assert HOSTILE_TITLE in page.text_content("#topics")  # a representative paper, as text
-    assert "<i onmouseover=window.__pwned=1>untrusted</i>" in page.text_content("#topics")
+    assert HOSTILE_LABEL in page.text_content("#topics")
+    assert HOSTILE_THEME in page.text_content("#themes")
     assert HOSTILE_VENUE in page.text_content("#venues")  # the venue, as text
-    legend = page.evaluate(
-        "[...document.querySelectorAll('#venue-chart .legendtext')].map(t => t.textContent)"
+    assert HOSTILE_VENUE in page.text_content("#topics thead")  # a venue's column
+    assert page.title() == HOSTILE_PAGE_TITLE  # render.title
+    assert page.text_content("header h1") == HOSTILE_PAGE_TITLE
+    # what plotly draws as SVG shows the characters: legend, row labels and hover labels
+    topic_chart = page.evaluate(PLOTLY_TEXT, "venue-chart")
+    assert HOSTILE_VENUE in topic_chart and HOSTILE_LABEL in topic_chart, topic_chart
+    assert HOSTILE_THEME in page.evaluate(PLOTLY_TEXT, "theme-chart")
+    hovers = page.evaluate(
+        """() => {
+            const gd = document.getElementById('venue-chart');
+            const found = [];
+            gd.data.forEach((trace, curve) => (trace.text || []).forEach((_, point) => {
+                Plotly.Fx.hover(gd, [{curveNumber: curve, pointNumber: point}]);
+                found.push(gd.querySelector('.hoverlayer').textContent);
+            }));
+            return found;
+        }"""
     )
-    assert HOSTILE_VENUE in legend  # plotly shows the venue's characters, draws no <img>
+    assert any(HOSTILE_LABEL in h and HOSTILE_VENUE in h for h in hovers), hovers
+    assert not pwned(page)
+    assert page.evaluate("document.querySelectorAll('img, i, b').length") == 0
     assert state.errors == [] and state.blocked == []
     assert local_files(state) == REPORT_FILES

@@ -1,5 +1,6 @@
 """The command line: one-line errors with the right exit codes, Make variables and stamps, the
-`topicmap` console script and its overrides."""
+`topicmap` console script and its overrides. Most tests call the CLI's `main` in this process
+(`run_main`); a few run it as its own process, as Make and a user do."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import run_cli, write_config
+from conftest import run_cli, run_main, write_config
 
 from pipeline import schemas, tables
 from pipeline.commands import COMMANDS
@@ -70,7 +71,7 @@ def test_ingest_input_errors_are_one_line(tmp_path, content, expected_rc, expect
         path.write_text(content, encoding="utf-8")
     config = write_config(tmp_path / "c.yaml", [str(path)], tmp_path / "out")
     out = tmp_path / "out"
-    result = run_cli("ingest", "--config", str(config), cwd=tmp_path)  # default paths: out/
+    result = run_main("ingest", "--config", str(config), cwd=tmp_path)  # default paths: out/
     assert result.returncode == expected_rc
     line = _single_error_line(result.stderr)
     assert line.startswith("error: " + expected.format(path=path))
@@ -83,7 +84,7 @@ def test_an_output_that_cannot_be_written_is_one_line(tmp_path):
     config = write_config(tmp_path / "c.yaml", [str(path)], tmp_path / "out")
     blocked = tmp_path / "outputs"  # a file where the output folder should be (root or not)
     blocked.write_text("not a folder", encoding="utf-8")
-    result = run_cli(
+    result = run_main(
         "ingest",
         "--config",
         str(config),
@@ -105,7 +106,7 @@ def test_makevars_writes_variables_and_stamps(tmp_path):
     inputs = [str(tmp_path / "a.csv"), str(tmp_path / "raw/*.txt"), str(tmp_path / "b.jsonl")]
     config = write_config(tmp_path / "c.yaml", inputs, Path(f"{out}/"))
     mk = tmp_path / "build" / "c.mk"
-    result = run_cli("makevars", "--config", str(config), "--out", str(mk), cwd=tmp_path)
+    result = run_main("makevars", "--config", str(config), "--out", str(mk), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert mk.read_text(encoding="utf-8").splitlines() == [
         f"OUT := {out}",
@@ -123,16 +124,16 @@ def test_makevars_writes_variables_and_stamps(tmp_path):
 def test_stamps_rewrite_only_what_changed(tmp_path):
     out = tmp_path / "out"
     config = write_config(tmp_path / "c.yaml", ["x.txt"], out, "render:\n  title: First")
-    assert run_cli("stamps", "--config", str(config), cwd=tmp_path).returncode == 0
+    assert run_main("stamps", "--config", str(config), cwd=tmp_path).returncode == 0
     stamps = {stage: out / ".params" / f"{stage}.json" for stage in STAMPED}
     for path in stamps.values():
         os.utime(path, (OLD, OLD))
 
-    assert run_cli("stamps", "--config", str(config), cwd=tmp_path).returncode == 0
+    assert run_main("stamps", "--config", str(config), cwd=tmp_path).returncode == 0
     assert {s: p.stat().st_mtime for s, p in stamps.items()} == dict.fromkeys(STAMPED, OLD)
 
     write_config(config, ["x.txt"], out, "render:\n  title: Second")
-    assert run_cli("stamps", "--config", str(config), cwd=tmp_path).returncode == 0
+    assert run_main("stamps", "--config", str(config), cwd=tmp_path).returncode == 0
     rewritten = {s for s, p in stamps.items() if p.stat().st_mtime != OLD}
     assert rewritten == {"render"}
     assert '"title": "Second"' in stamps["render"].read_text(encoding="utf-8")
@@ -187,7 +188,7 @@ def test_stage_refuses_tables_from_different_builds(tmp_path, stage, outputs):
     if stage != "label":  # they also read topics and themes; any table will do, checked first
         extra = ["--topics", str(clusters), "--themes", str(clusters)]
     written = [o if o.startswith("--") else str(tmp_path / o) for o in outputs]
-    result = run_cli(
+    result = run_main(
         stage, "--config", str(config), "--documents", str(new), "--clusters", str(clusters),
         *extra, *written, cwd=tmp_path,
     )  # fmt: skip
@@ -210,7 +211,7 @@ def test_config_file_missing_or_broken_exits_2(tmp_path, content, expected):
     if content is not None:
         config.write_text(content, encoding="utf-8")
     for args in (["build"], ["stage", "cluster"], ["cluster"]):
-        result = run_cli(*args, "--config", str(config), cwd=tmp_path)
+        result = run_main(*args, "--config", str(config), cwd=tmp_path)
         assert result.returncode == 2, (args, result.stderr)
         line = _single_error_line(result.stderr)
         assert line.startswith(f"error: {config}: {expected}")

@@ -12,10 +12,12 @@ import pytest
 from pydantic import ValidationError
 from sklearn.metrics import adjusted_rand_score
 
-from pipeline import schemas
+from pipeline import cluster, schemas, tables
 from pipeline.centroids import ward_groups, weighted_centroids
 from pipeline.cluster import cluster_documents
+from pipeline.cluster import fit as cluster_fit
 from pipeline.cluster.fit import (
+    assign_topics,
     core_weights,
     merge_topics,
     number_by_size,
@@ -118,20 +120,23 @@ def test_explicit_params_are_kept_and_neighbours_stay_below_corpus_size():
             assert 2 <= params.min_cluster_size <= n
 
 
-@pytest.mark.parametrize("setting", [{"n_neighbors": 1}, {"min_samples": 0}])
-def test_unusable_explicit_params_are_refused_or_repaired(setting):
-    try:
-        config = ClusterConfig(**setting)
-    except ValidationError:
-        return  # refused at load: fine
-    params = resolve_params(200, config)
-    assert params.n_neighbors >= 2  # UMAP: "n_neighbors must be greater than 1"
-    assert params.min_samples >= 1  # HDBSCAN: min_samples must be positive
+@pytest.mark.parametrize(
+    ("setting", "key"),
+    [
+        ({"n_neighbors": 1}, "n_neighbors"),  # UMAP: "n_neighbors must be greater than 1"
+        ({"min_cluster_size": 1}, "min_cluster_size"),
+        ({"min_samples": 0}, "min_samples"),  # HDBSCAN: min_samples must be positive
+    ],
+)
+def test_unusable_explicit_params_are_refused_at_load(setting, key):
+    with pytest.raises(ValidationError, match=key):
+        ClusterConfig(**setting)
 
 
 # --- cluster_documents on synthetic blobs ---------------------------------------------------
 
 
+@pytest.mark.slow  # UMAP + HDBSCAN
 def test_blobs_are_recovered_as_topics(blob_runs):
     documents, truth, clusters, _ = blob_runs
     assert list(clusters.columns) == schemas.CLUSTERS.columns
@@ -147,6 +152,7 @@ def test_blobs_are_recovered_as_topics(blob_runs):
     assert adjusted_rand_score(truth[assigned], topics[assigned]) >= 0.9
 
 
+@pytest.mark.slow  # UMAP + HDBSCAN
 def test_topics_are_numbered_by_size_and_coordinates_are_finite(blob_runs):
     _, _, clusters, _ = blob_runs
     sizes = clusters.loc[clusters["topic"] >= 0, "topic"].value_counts().sort_index()
@@ -159,6 +165,7 @@ def test_topics_are_numbered_by_size_and_coordinates_are_finite(blob_runs):
     assert clusters[["x", "y"]].std().min() > 0  # a real layout, not a collapsed one
 
 
+@pytest.mark.slow  # UMAP + HDBSCAN
 def test_same_random_state_gives_identical_output(blob_runs):
     _, _, first, second = blob_runs
     pd.testing.assert_frame_equal(first, second, check_exact=True)
@@ -286,3 +293,146 @@ def test_settled_topics_are_the_nearest_firm_centre_or_none():
     ids, firm = weighted_centroids(vectors, settled, core_weights(settled, neighbours))
     assert (ids[(vectors @ firm.T).argmax(axis=1)] == settled).all()
     assert (settle_topics(start, vectors, neighbours, threshold=1.01) == -1).all()
+
+
+# --- assign_topics' steps after HDBSCAN (HDBSCAN's verdict given: no UMAP) ------------------
+
+
+def _groups(sizes, near: dict[int, int] | None = None) -> np.ndarray:
+    """Unit vectors in tight groups of the given sizes, far apart except that group k of
+    `near` (k -> j) lies near group j."""
+    rng = np.random.default_rng(0)
+    centres = rng.normal(size=(len(sizes), 16))
+    for k, j in (near or {}).items():
+        centres[k] = centres[j] + rng.normal(scale=0.4, size=16)
+    rows = np.repeat(centres, sizes, axis=0) + rng.normal(scale=0.03, size=(sum(sizes), 16))
+    return _unit(rows)
+
+
+def _hdbscan_says(monkeypatch, raw, knn=None) -> None:
+    """HDBSCAN's topics (and UMAP's neighbour table), as hdbscan_topics would return them."""
+    found = (np.asarray(raw, dtype=np.int32), knn)
+    monkeypatch.setattr(cluster_fit, "hdbscan_topics", lambda texts, vectors, config: found)
+
+
+def _sizes(topics: np.ndarray) -> list[int]:
+    return np.bincount(topics[topics >= 0]).tolist()
+
+
+@pytest.mark.parametrize(
+    ("min_cluster_size", "share", "sizes"),
+    [
+        # over 10 x min_cluster_size (50) is split, unless a part would hold under 2 x 5 papers
+        (5, 0.06, [60, 50, 30, 30, 30]),
+        # over the share (40 of 200 papers) is split, parts of 2 x 2 papers allowed
+        (2, 0.2, [52, 30, 30, 30, 25, 25, 8]),
+    ],
+)
+def test_topics_are_split_above_the_share_and_ten_times_the_smallest(
+    monkeypatch, min_cluster_size, share, sizes
+):
+    # topic 0: two groups of 30; topic 1: two of 25; topic 2: 52 and 8 beside it; topic 3: 30
+    vectors = _groups([30, 30, 25, 25, 52, 8, 30], near={5: 4})
+    _hdbscan_says(monkeypatch, np.repeat([0, 0, 1, 1, 2, 2, 3], [30, 30, 25, 25, 52, 8, 30]))
+    config = ClusterConfig(min_cluster_size=min_cluster_size, max_topic_share=share)
+    topics, raw_outlier, _ = assign_topics([""] * 200, vectors, config)
+    assert _sizes(topics) == sizes and not raw_outlier.any()
+
+
+@pytest.mark.parametrize(
+    ("min_cluster_size", "voters"),
+    [(2, None), (3, None), (4, 3), (5, 4), (40, 15)],  # min(15, smallest - 1, papers - 1)
+)
+def test_neighbourhood_vote_takes_fewer_voters_than_the_smallest_topic_and_needs_three(
+    monkeypatch, min_cluster_size, voters
+):
+    vectors = _groups([12, 12])
+    _hdbscan_says(monkeypatch, [0] * 12 + [1] * 12)
+    seen = []
+    vote = cluster_fit.smooth_topics
+    monkeypatch.setattr(
+        cluster_fit, "smooth_topics", lambda topics, nb: seen.append(nb.shape) or vote(topics, nb)
+    )
+    config = ClusterConfig(min_cluster_size=min_cluster_size, max_topic_share=1.0)
+    topics, *_ = assign_topics([""] * 24, vectors, config)
+    assert seen == [(24, voters or 0)]  # no voter, no vote
+    assert _sizes(topics) == [12, 12]
+
+
+def test_vote_reuses_umaps_neighbour_table_when_it_has_one(monkeypatch):
+    """From 4,096 papers UMAP keeps its neighbour table (each paper first among its own):
+    the vote reuses it instead of searching again."""
+    vectors = _groups([12, 12])
+    rng = np.random.default_rng(0)
+    knn = np.array([[i, *rng.permutation([j for j in range(24) if j != i])[:8]] for i in range(24)])
+    _hdbscan_says(monkeypatch, [0] * 12 + [1] * 12, knn)
+    seen = []
+    monkeypatch.setattr(cluster_fit, "smooth_topics", lambda topics, nb: seen.append(nb) or topics)
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("searched again although UMAP's table was there")
+
+    monkeypatch.setattr(cluster_fit, "nearest_neighbours", no_search)
+    config = ClusterConfig(min_cluster_size=5, max_topic_share=1.0)
+    assign_topics([""] * 24, vectors, config)
+    np.testing.assert_array_equal(seen[0], knn[:, 1:5])  # 4 voters, the paper itself left out
+    # a table no wider than the voters needed (or none, below 4,096 papers): exact search
+    _hdbscan_says(monkeypatch, [0] * 12 + [1] * 12, knn[:, :4])
+    with pytest.raises(AssertionError, match="searched again"):
+        assign_topics([""] * 24, vectors, config)
+
+
+def test_max_topics_merges_the_most_similar_topics(monkeypatch):
+    vectors = _groups([20, 16, 12, 10], near={1: 0, 3: 2})  # topics 0 and 1 alike, 2 and 3
+    raw = np.repeat([0, 1, 2, 3], [20, 16, 12, 10])
+    _hdbscan_says(monkeypatch, raw)
+    topics, *_ = assign_topics([""] * 58, vectors, ClusterConfig(max_topic_share=1.0))
+    assert _sizes(topics) == [20, 16, 12, 10]
+    merged, *_ = assign_topics([""] * 58, vectors, ClusterConfig(max_topics=2, max_topic_share=1.0))
+    assert merged.tolist() == [0] * 36 + [1] * 22  # numbered by size, largest first
+
+
+def test_run_refuses_embeddings_of_other_documents(tmp_path):
+    documents = pd.DataFrame(
+        {
+            "doc_id": ["p0"],
+            "venue": ["ICML"],
+            "conference": ["ICML"],
+            "track": [""],
+            "year": pd.array([2025], dtype="Int32"),
+            "title": [None],
+            "abstract": ["An abstract long enough to count."],
+            "source": ["a.txt:1"],
+            "source_id": [None],
+            "url": [None],
+        }
+    )
+    old, new = tmp_path / "old.parquet", tmp_path / "documents.parquet"
+    tables.write_table(documents, old, schemas.DOCUMENTS, tables.make_lineage("old", {}))
+    tables.write_table(documents, new, schemas.DOCUMENTS, tables.make_lineage("new", {}))
+    embeddings = tmp_path / "embeddings.parquet"
+    lineage = tables.stage_lineage("embed", documents=old)
+    tables.write_embeddings(["p0"], np.ones((1, 384), dtype=np.float32), embeddings, lineage)
+    out = tmp_path / "clusters.parquet"
+    with pytest.raises(PipelineError, match=f"{embeddings} was built from a different {new}"):
+        cluster.run(ClusterConfig(), new, embeddings, out)
+    assert not out.exists()
+    tables.write_embeddings(  # embeddings of these documents: clustered
+        ["p0"], np.ones((1, 384), dtype=np.float32), embeddings,
+        tables.stage_lineage("embed", documents=new),
+    )  # fmt: skip
+    cluster.run(ClusterConfig(), new, embeddings, out)
+    assert tables.read_table(out, schemas.CLUSTERS)["topic"].tolist() == [0]
+
+
+@pytest.mark.slow  # UMAP's approximate neighbour search on 4,096 papers: about 25 s
+def test_umap_keeps_its_neighbour_table_from_4096_papers():
+    """hdbscan_topics hands the vote UMAP's own neighbour table (each paper listed first
+    among its neighbours) from 4,096 papers on; below that UMAP keeps none."""
+    vectors = _groups([1024] * 4)
+    config = ClusterConfig(n_epochs=10, n_neighbors=5, n_components=2, min_cluster_size=50)
+    texts = ["graph words"] * 4096
+    topics, knn = cluster_fit.hdbscan_topics(texts, vectors, config)
+    assert knn.shape == (4096, 5) and (knn[:, 0] == np.arange(4096)).all()
+    assert len(set(topics.tolist()) - {-1}) == 4
+    assert cluster_fit.hdbscan_topics(texts[:4095], vectors[:4095], config)[1] is None

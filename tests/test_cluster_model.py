@@ -18,6 +18,8 @@ from pipeline.cluster.sample import stratified_sample
 from pipeline.config import ClusterConfig
 from pipeline.errors import PipelineError
 
+pytestmark = pytest.mark.slow  # real UMAP + HDBSCAN fits
+
 ENCODER = "test encoder"
 SIZES = (60, 45, 35, 20)  # blobs, unequal so that topics are numbered by size
 

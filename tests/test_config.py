@@ -183,3 +183,80 @@ def test_bad_overrides_name_the_key(tmp_path, override, expected):
     path.write_text(yaml.safe_dump(BASE), encoding="utf-8")
     with pytest.raises(ConfigError, match=re.escape(expected)):
         load_config(path, [override])
+
+
+# ---------------------------------------------------------------- messages, overrides, stamps
+
+
+@pytest.mark.parametrize(
+    ("themes", "max_topics", "refused"),
+    [(20, 20, True), (30, 20, True), (19, 20, False), ("auto", 5, False), (12, None, False)],
+)
+def test_themes_must_be_fewer_than_the_topic_cap(themes, max_topics, refused):
+    data = {**BASE, "label": {"n_themes": themes}, "cluster": {"max_topics": max_topics}}
+    if not refused:
+        assert parse_config(data).label.n_themes == themes
+        return
+    with pytest.raises(ConfigError) as info:
+        parse_config(data, "c.yaml")
+    assert str(info.value) == (
+        f"c.yaml: key 'label.n_themes': {themes} themes cannot group at most {max_topics} "
+        "topics (cluster.max_topics); ask for fewer themes"
+    )
+
+
+def test_messages_name_the_key_without_pydantics_union_branches():
+    data = {
+        **BASE,
+        "cluster": {"n_neighbors": "many"},  # int | "auto": pydantic adds the branches
+        "embed": {"cache_dir": 5},  # str | None
+        "label": {"n_themes": 1.5},
+    }
+    with pytest.raises(ConfigError) as info:
+        parse_config(data)
+    problems = str(info.value).removeprefix("config: ").split("; ")
+    assert problems[0].startswith("key 'embed.cache_dir': Input should be a valid string (got 5)")
+    assert any(
+        p.startswith("key 'cluster.n_neighbors': ") and "(got 'many')" in p for p in problems
+    )
+    assert any(p.startswith("key 'label.n_themes': ") and "(got 1.5)" in p for p in problems)
+    keys = {p.split("'")[1] for p in problems}  # no union branch (.constrained-int, ...)
+    assert keys == {"embed.cache_dir", "cluster.n_neighbors", "label.n_themes"}, problems
+    with pytest.raises(ConfigError, match=r"^config: the file is empty$"):
+        parse_config(None)
+    with pytest.raises(ConfigError, match=r"^config: expected a mapping of keys, got list$"):
+        parse_config([1])
+
+
+def test_override_values_are_yaml_else_text_and_errors_name_the_file(tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(BASE), encoding="utf-8")
+    config = load_config(path, ["render.title=a=b", "ingest.venue=[ICML", "embed.cache_dir="])
+    assert config.render.title == "a=b"  # the first '=' splits key from value
+    assert config.ingest.venue == "[ICML"  # not YAML: the text as written
+    assert config.embed.cache_dir is None
+    with pytest.raises(ConfigError, match=f"^{re.escape(str(path))}: override 'render.title' is"):
+        load_config(path, ["render.title"])
+    path.write_text("- a.txt\n", encoding="utf-8")  # not a mapping: overrides are not applied
+    with pytest.raises(ConfigError, match="expected a mapping of keys, got list"):
+        load_config(path, ["render.title=x"])
+
+
+def test_unreadable_config_files_are_one_line(tmp_path):
+    with pytest.raises(ConfigError, match=f"^{re.escape(str(tmp_path))}: cannot read config \\("):
+        load_config(tmp_path)  # a folder
+    path = tmp_path / "c.yaml"
+    path.write_text("inputs: [a.txt\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert str(info.value).startswith(f"{path}: not valid YAML (while parsing a flow sequence")
+    assert "expected ',' or ']', but got '<stream end>'" in str(info.value)
+    path.write_text("inputs: [a.txt]\nrender:\n  title: Café\n", encoding="utf-8")
+    assert load_config(path).render.title == "Café"
+
+
+def test_stamp_text_is_sorted_indented_json():
+    config = parse_config({**BASE, "render": {"title": "T"}})
+    assert stamp_text(config, ("render",)) == (
+        '{\n  "render": {\n    "hover_words": 16,\n    "point_size": 7,\n    "title": "T"\n  }\n}\n'
+    )

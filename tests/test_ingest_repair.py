@@ -77,3 +77,22 @@ def test_repair_text(text, expected):
 def test_hyphen_breaks_use_the_corpus_vocabulary(broken, corpus, expected):
     vocabulary = vocabulary_of([corpus, broken])
     assert repair_text(broken, vocabulary) == expected
+
+
+@pytest.mark.parametrize(
+    ("broken", "corpus", "expected"),
+    [
+        ("condi-\rtional", "", "conditional"),  # an old Mac line break
+        ("model-\ning", "", "modeling"),  # a bare suffix, even after a compound's first word
+        ("iPhone-\nfriendly", "", "iPhone-friendly"),  # a capital inside: a name, kept
+        ("rim-\nset", "a rim and a set", "rim-set"),  # known words of three letters
+        ("50\\% and \\& more", "", "50% and & more"),  # LaTeX escapes without any brace
+    ],
+)
+def test_repair_edges(broken, corpus, expected):
+    assert repair_text(broken, vocabulary_of([corpus, broken])) == expected
+
+
+def test_vocabulary_leaves_out_the_fragments_of_broken_words():
+    for newline in ("\n", "\r\n", "\r"):
+        assert vocabulary_of([f"Condi-{newline}tional here"]) == {"here"}, repr(newline)

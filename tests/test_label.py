@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import logging
-from contextlib import nullcontext
 
 import numpy as np
 import pandas as pd
 import pytest
+from wordlists import NOT_IN_LABELS, faults
 
 from pipeline import schemas
 from pipeline.config import LabelConfig
@@ -17,17 +17,12 @@ from pipeline.label import (
     distinct_terms,
     label_topics,
     make_label,
+    representative_docs,
     theme_count,
     unique_labels,
 )
 from pipeline.schemas import UNASSIGNED_LABEL
-from pipeline.scores import label_faults
 from pipeline.text import banned_words
-
-
-def _faults(label: str) -> list[str]:
-    return label_faults([label], banned_words()).get(label, [])
-
 
 TRANSPORT = [
     "Optimal transport with the Wasserstein distance: we propose a Sinkhorn method for optimal "
@@ -156,6 +151,28 @@ def test_themes_and_representative_papers(labelled):
     assert list(_row(topics, -1)["representative_docs"]) == []
 
 
+def test_representative_papers_are_nearest_the_topic_mean():
+    # topic 0 fans out over angles -1.0 .. 1.0 (its mean points at about 0.02), topic 1 is
+    # elsewhere; ties go to the lower doc_id
+    angles = np.array([1.0, -0.2, 0.0, 0.3, -1.0, 2.5, 2.6, 2.9])
+    vectors = np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    chosen = representative_docs(np.array(list("abcdefgh")), vectors, np.repeat([0, 1], [5, 3]), 3)
+    assert chosen == {0: ["c", "b", "d"], 1: ["g", "f", "h"]}  # nearest first
+    twins = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    assert representative_docs(np.array(["z", "y", "x"]), twins, np.zeros(3), 2)[0] == ["y", "z"]
+
+
+def test_label_stage_writes_the_papers_nearest_each_topic_mean(labelled):
+    documents, clusters, _ = labelled
+    vectors = _vectors(len(documents), [0, 0, 0, 1, 1, 1, 1], seed=3)
+    topics = _label(documents, clusters, LabelConfig(n_representative=2), vectors=vectors)
+    topic_of = documents["doc_id"].map(clusters.set_index("doc_id")["topic"]).to_numpy()
+    for row in topics[topics["topic"] >= 0].itertuples():
+        similarity = vectors @ vectors[topic_of == row.topic].mean(axis=0)
+        nearest = [i for i in np.argsort(-similarity) if topic_of[i] == row.topic][:2]
+        assert list(row.representative_docs) == [documents["doc_id"][i] for i in nearest]
+
+
 def test_theme_rows_hold_their_topics_and_papers(labelled):
     documents, clusters, topics = labelled
     _, themes = _label_both(documents, clusters)
@@ -171,14 +188,29 @@ def test_terms_hold_no_stop_words_filler_latex_or_urls(labelled):
     documents, clusters, _ = labelled
     config = LabelConfig(n_terms=50, min_term_share=0.0)  # every term, not the top 10
     topics = _label(documents, clusters, config)
-    banned = banned_words()
-    assert {"the", "propose", "method", "we", "code"} <= banned
+    banned = banned_words() | NOT_IN_LABELS  # the pipeline's own list, and the tests' own
     words = {w for terms in topics["terms"] for term in terms for w in term.split()}
     assert words, "expected some terms"
     assert not words & banned
     for leaked in ("alpha", "textit", "https", "github", "someone", "otcode", "graphsite", "www"):
         assert leaked not in words, f"{leaked!r} leaked into the terms"
-    assert not any(_faults(label) for label in topics["label"])
+    assert not any(faults(label) for label in topics["label"])
+
+
+def test_filler_shared_by_every_paper_never_names_a_topic():
+    """Each topic's papers all report "numerical results" of their "proposed method": the
+    most typical words of the topic, yet rhetoric, never a label or a term."""
+    sinkhorn = "Our proposed method gives numerical results for {} with sinkhorn barycenters."
+    graphs = "Our proposed method gives numerical results for {} with graph message passing."
+    subjects = ["images", "speech", "proteins", "molecules"]
+    documents = _documents(
+        [t.format(w) for t in (sinkhorn, graphs) for w in subjects], ["ICML"] * 8
+    )
+    config = LabelConfig(n_terms=50, min_term_share=0.0)
+    topics = _label(documents, _clusters(documents["doc_id"], [0] * 4 + [1] * 4), config)
+    for row in topics.itertuples():
+        assert not faults(row.label), row.label
+        assert not [term for term in row.terms if faults(term)], row.terms
 
 
 def test_identical_vocabularies_still_get_unique_labels():
@@ -355,7 +387,7 @@ def test_keybert_and_mmr_rerank_the_common_terms(labelled, hashing_encoder):
         reranked, original = _row(topics, topic)["terms"], _row(plain, topic)["terms"]
         assert reranked and set(reranked) <= set(original)  # reordered, never invented
     assert topics["label"].is_unique
-    assert not any(_faults(label) for label in topics["label"])
+    assert not any(faults(label) for label in topics["label"])
 
 
 def test_mmr_diversity_changes_which_terms_are_kept(labelled, hashing_encoder):
@@ -386,36 +418,5 @@ def test_ten_papers_still_complete():
     topics = _label(documents, _clusters(documents["doc_id"], [0] * 10))
     assert topics["topic"].tolist() == [0]
     assert topics["theme"].tolist() == [0]
-    assert topics["label"].iloc[0] and not _faults(topics["label"].iloc[0])
+    assert topics["label"].iloc[0] and not faults(topics["label"].iloc[0])
     assert len(topics["representative_docs"].iloc[0]) == LabelConfig().n_representative
-
-
-def test_run_loads_the_encoder_with_the_embed_section_and_its_precision(
-    labelled, hashing_encoder, tmp_path, monkeypatch
-):
-    """The label stage embeds candidate terms with the user's embed settings (model,
-    precision), not with defaults."""
-    from pipeline import encoder as encoders
-    from pipeline import label, tables
-    from pipeline.config import EmbedConfig
-
-    documents, clusters, _ = labelled
-    paths = {name: tmp_path / f"{name}.parquet" for name in ("documents", "clusters")}
-    tables.write_table(documents.astype({"year": "Int32"}), paths["documents"], schemas.DOCUMENTS)
-    tables.write_table(clusters, paths["clusters"], schemas.CLUSTERS)
-    vectors = hashing_encoder.embed(documents["abstract"].tolist())
-    tables.write_embeddings(documents["doc_id"].tolist(), vectors, tmp_path / "embeddings.parquet")
-    seen = {}
-    monkeypatch.setattr(
-        encoders, "load_encoder", lambda c: seen.setdefault("load", c) and hashing_encoder
-    )
-    monkeypatch.setattr(
-        encoders, "precision_context", lambda p: seen.setdefault("precision", p) and nullcontext()
-    )
-    embed_config = EmbedConfig(precision="bf16", batch_size=8)
-    label.run(
-        LabelConfig(), embed_config, paths["documents"], paths["clusters"],
-        tmp_path / "embeddings.parquet", tmp_path / "topics.parquet", tmp_path / "themes.parquet",
-    )  # fmt: skip
-    assert seen == {"load": embed_config, "precision": "bf16"}
-    assert tables.read_table(tmp_path / "topics.parquet", schemas.TOPICS)["label"].is_unique

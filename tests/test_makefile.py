@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, run_cli, run_make, write_config
+from conftest import ROOT, bundled_config, run_main, run_make
 
 from pipeline.commands import COMMANDS, FILES
 from pipeline.makedeps import code_files, make_include
@@ -44,7 +44,7 @@ def test_each_stage_depends_on_its_module_and_the_ground_it_imports():
 
 def test_deps_command_writes_one_variable_per_command(tmp_path):
     out = tmp_path / "deps.mk"
-    result = run_cli("deps", "--out", str(out))
+    result = run_main("deps", "--out", str(out))
     assert result.returncode == 0, result.stderr
     text = out.read_text(encoding="utf-8")
     assert text == make_include(ROOT)
@@ -89,6 +89,6 @@ def test_changing_a_module_reruns_the_stages_that_import_it(
 ):
     out = tmp_path / "out"
     shutil.copytree(bundled_build, out)  # copy2 keeps the modification times Make compares
-    config = write_config(tmp_path / "copy.yaml", [str(ROOT / "data/raw/*.txt")], out)
+    config = bundled_config(tmp_path / "copy.yaml", bundled_build, out)
     assert _rerun(config) == set()  # the copy is up to date
     assert _rerun(config, "-W", changed) == expected

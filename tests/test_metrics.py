@@ -63,3 +63,4 @@ def test_build_metrics_on_a_tiny_build():
     assert [row["topic"] for row in figures["npmi_by_topic"]] == [0, 1]
     assert figures["npmi_by_topic"][0]["npmi"] == pytest.approx(1.0)
     assert figures["npmi_by_topic"][1]["npmi"] is None  # one term: no pair to score
+    assert figures["npmi_mean"] == pytest.approx(1.0)  # the mean of the topics with a score

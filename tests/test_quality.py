@@ -9,13 +9,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from wordlists import faults
 
 from pipeline import schemas, tables
 from pipeline.config import ClusterConfig, parse_config
 from pipeline.errors import ConfigError
 from pipeline.quality import baseline_figures, seed_agreement, seed_runs
 from pipeline.text import banned_words
-from tests.conftest import ROOT, run_make, write_config
+from tests.conftest import bundled_config, run_make
 
 BASE = {"inputs": ["data/raw/*.txt"]}
 
@@ -60,6 +61,7 @@ def test_seed_runs_reuse_the_build_and_rerun_the_other_seeds():
     assert runs[42].tolist() == [7] * 5 and runs[43].tolist() == [0] * 5
 
 
+@pytest.mark.slow  # BERTopic's UMAP + HDBSCAN
 def test_baseline_is_bertopic_defaults_scored_like_this_build():
     rng = np.random.default_rng(3)
     centres = rng.normal(size=(3, 32))
@@ -70,8 +72,13 @@ def test_baseline_is_bertopic_defaults_scored_like_this_build():
     texts = [f"{words[t]} and the paper {i}" for i, t in enumerate(truth)]
     figures = baseline_figures(texts, vectors, [1, 2], banned_words())
     assert figures["topics"] >= 2 and figures["seed"] == 1
-    for key in ("outlier_share_final", "largest_topic_share", "npmi_mean", "topic_diversity"):
-        assert 0 <= figures[key] <= 1 or key == "npmi_mean"
+    for key in ("outlier_share_final", "largest_topic_share", "topic_diversity"):
+        assert 0 <= figures[key] <= 1, key
+    # NPMI of the baseline's own terms: each topic's score in [-1, 1], the mean over topics
+    scores = [row["npmi"] for row in figures["npmi_by_topic"] if row["npmi"] is not None]
+    assert len(figures["npmi_by_topic"]) == figures["topics"] and scores
+    assert all(-1 <= score <= 1 for score in scores)
+    assert figures["npmi_mean"] == pytest.approx(sum(scores) / len(scores))
     assert set(figures["stability"]) == {"ari_min", "ari_median"}
     assert all("_" in label for label in figures["labels"])  # BERTopic's "0_word_word" labels
 
@@ -87,6 +94,10 @@ def test_build_writes_metrics_venue_table_and_themes(bundled_build: Path):
     assert metrics["outlier_share_final"] <= metrics["outlier_share_raw"]
     assert metrics["labels_unique"] and metrics["labels_with_stop_or_filler_words"] == 0
     assert 0 < metrics["topic_diversity"] <= 1
+    scores = [row["npmi"] for row in metrics["npmi_by_topic"] if row["npmi"] is not None]
+    assert len(metrics["npmi_by_topic"]) == metrics["topics"] and scores
+    assert all(-1 <= score <= 1 for score in scores)
+    assert metrics["npmi_mean"] == pytest.approx(sum(scores) / len(scores))
     topics = tables.read_table(bundled_build / "topics.parquet", schemas.TOPICS)
     themes = tables.read_table(bundled_build / "themes.parquet", schemas.THEMES)
     assigned = topics[topics["topic"] >= 0]
@@ -94,6 +105,11 @@ def test_build_writes_metrics_venue_table_and_themes(bundled_build: Path):
     assert metrics["themes"] == assigned["theme"].nunique() == (themes["theme"] >= 0).sum()
     for docs in assigned["representative_docs"]:
         assert 1 <= len(docs) <= 3
+    # checked against the tests' own list of stop and filler words, not the pipeline's
+    named = [*assigned["label"], *themes.loc[themes["theme"] >= 0, "label"]]
+    assert not {text: faults(text) for text in named if faults(text)}
+    terms = [term for row in [*assigned["terms"], *themes["terms"]] for term in row]
+    assert not {term: faults(term) for term in terms if faults(term)}
     venues = tables.read_table(bundled_build / "venue_topics.parquet", schemas.VENUE_TOPICS)
     assert set(venues["venue"]) == {"ICML", "ICLR"}
     assert set(venues["level"]) == {"topic", "theme"}
@@ -105,7 +121,7 @@ def test_build_writes_metrics_venue_table_and_themes(bundled_build: Path):
 def test_stability_and_baseline_targets_feed_the_report(bundled_build: Path, tmp_path: Path):
     out = tmp_path / "out"
     shutil.copytree(bundled_build, out)  # keeps the modification times Make compares
-    config = write_config(tmp_path / "copy.yaml", [str(ROOT / "data/raw/*.txt")], out)
+    config = bundled_config(tmp_path / "copy.yaml", bundled_build, out)
     first = run_make("stability", "baseline", f"CONFIG={config}")
     assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-3000:]
     stability_figures = json.loads((out / "stability.json").read_text(encoding="utf-8"))

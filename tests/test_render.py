@@ -14,7 +14,7 @@ import pytest
 from render_frames import island, rendered, tiny_tables
 from synthetic_corpus import corpus
 
-from pipeline import compare, metrics, render, schemas, tables
+from pipeline import compare, metrics, quality, render, schemas, tables
 from pipeline.config import CompareConfig, RenderConfig
 from pipeline.errors import PipelineError
 from pipeline.render import render_pages, templating
@@ -23,6 +23,7 @@ from pipeline.render.shaping import short_title
 HOSTILE_TITLE = "<script>alert(1)</script>"
 HOSTILE_ABSTRACT = "An abstract that ends early </script><img src=x onerror=alert(1)> and goes on"
 HOSTILE_VENUE = "<b onclick=alert(1)>ICLR</b>"
+HOSTILE_PAGE_TITLE = "<i>maps</i> & <script>alert(1)</script>"
 LOCAL_FILES = {"plotly.min.js", "map.js", "report.js", "style.css", "index.html", "map.html"}
 
 
@@ -106,7 +107,7 @@ def test_hostile_titles_abstracts_labels_and_venues_stay_text():
         grouped=True,
     )
     frames["topics"].loc[frames["topics"]["topic"] == 0, "label"] = "<i onmouseover=x>t</i>"
-    found = rendered(frames)
+    found = rendered(frames, config=RenderConfig(title=HOSTILE_PAGE_TITLE))
     for name, page in found.items():
         assert HOSTILE_TITLE not in page, name
         assert "alert(1)</script>" not in page and "<img src=x" not in page, name
@@ -121,6 +122,10 @@ def test_hostile_titles_abstracts_labels_and_venues_stay_text():
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in index  # a representative paper
     assert "&lt;b onclick=alert(1)&gt;ICLR&lt;/b&gt;" in index  # venue columns, summary
     assert "learning &lt;theory&gt;" in index  # the theme's label
+    assert '<th class="num sortable">&lt;b onclick=alert(1)&gt;ICLR&lt;/b&gt;</th>' in index
+    title = "&lt;i&gt;maps&lt;/i&gt; &amp; &lt;script&gt;alert(1)&lt;/script&gt;"  # render.title
+    assert f"<title>{title}</title>" in index and f"<h1>{title}</h1>" in index
+    assert f"<title>{title} · topic map</title>" in found["map.html"]
     chart_names = [t.get("name") for c in island(index, "chart-data") for t in c["figure"]["data"]]
     assert "&lt;b onclick=alert(1)&gt;ICLR&lt;/b&gt;" in chart_names  # escaped for plotly
 
@@ -266,7 +271,8 @@ def test_run_writes_pages_and_assets_and_reads_the_optional_figures(tmp_path: Pa
     paths = _write_inputs(tmp_path, tiny_tables())
     out = tmp_path / "out"
     stability = tmp_path / "stability.json"
-    tables.write_json({"ari_min": 0.875}, stability)
+    runs = {1: np.array([0, 0, 1, 1, -1]), 2: np.array([0, 1, 1, 1, -1])}
+    tables.write_json(quality.seed_agreement(runs), stability)  # as the stability run writes it
     render.run(RenderConfig(), **paths, report=out / "index.html", stability=stability)
     assert sorted(p.name for p in out.iterdir()) == sorted(LOCAL_FILES)
     assert (out / "map.js").read_bytes() == (render.ASSETS_DIR / "map.js").read_bytes()

@@ -3,10 +3,13 @@ theme level, the quality figures and the representative papers."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 from render_frames import island, rendered, tiny_tables
 
+from pipeline import quality
 from pipeline.render import charts
+from pipeline.text import banned_words
 
 # ---------------------------------------------------------------- venue figures
 
@@ -62,10 +65,26 @@ def test_unflagged_cells_carry_no_marks():
 # ---------------------------------------------------------------- themes, figures
 
 
-def test_report_and_map_show_the_theme_level_when_themes_group_topics():
+def _quality_figures(monkeypatch) -> tuple[dict, dict]:
+    """stability.json and baseline.json as the quality stage writes them, its BERTopic runs
+    replaced by fixed assignments (no UMAP here)."""
+    runs = {42: [0, 0, 1, 1, -1], 43: [0, 0, 1, 1, 1], 44: [1, 1, 0, 0, -1]}
+    stability = quality.seed_agreement({s: np.array(t) for s, t in runs.items()})
+
+    def bertopic_defaults(texts, vectors, seed):  # 5 papers: 2 topics and 1 outlier
+        topics = np.array(runs[seed])
+        terms = {-1: ["the"], 0: ["graph", "node"], 1: ["transport", "the"]}
+        labels = {t: f"{t}_{'_'.join(w)}" for t, w in terms.items()}
+        return quality.BaselineRun(topics, terms, labels, [{"graph", "node"}] * 5)
+
+    monkeypatch.setattr(quality, "bertopic_defaults", bertopic_defaults)
+    baseline = quality.baseline_figures([""] * 5, np.zeros((5, 2)), [42, 43, 44], banned_words())
+    return stability, baseline
+
+
+def test_report_and_map_show_the_theme_level_when_themes_group_topics(monkeypatch):
     frames = tiny_tables(grouped=True)
-    stability = {"runs": 3, "ari_min": 0.91, "ari_median": 0.93, "seeds": "42, 43, 44"}
-    baseline = {"topics": 5, "outlier_share_final": 0.238, "stability": {"ari_min": 0.7}}
+    stability, baseline = _quality_figures(monkeypatch)
     found = rendered(frames, stability=stability, baseline=baseline)
     index = found["index.html"]
     assert '<table id="themes"' in index and "learning &lt;theory&gt;" in index
@@ -73,8 +92,13 @@ def test_report_and_map_show_the_theme_level_when_themes_group_topics():
     assert '<th class="sortable">Theme</th>' in index
     assert "in 2 topics (1 themes)" in index and '<div class="what">themes</div>' in index
     assert '<table id="quality"' in index and "BERTopic defaults" in index
-    assert '<td>stability · ari min</td><td class="num">0.91</td><td class="num">0.7</td>' in index
-    assert '<td class="num">20.0%</td><td class="num">23.8%</td>' in index  # shares as percents
+    ours, base = (f"{stability['ari_min']:.3g}", f"{baseline['stability']['ari_min']:.3g}")
+    assert f'<td>stability · ari min</td><td class="num">{ours}</td><td class="num">{base}' in index
+    # shares as percents: 1 of 5 papers unassigned here, 2 of 5 by the baseline's first seed
+    assert '<td>outlier share final</td><td class="num">20.0%</td><td class="num">20.0%' in index
+    assert (
+        '<td>labels with stop or filler words</td><td class="num">0</td><td class="num">1' in index
+    )
     assert "Run the baseline target" not in index and "Run the stability target" not in index
     data = island(found["map.html"], "paper-data")
     # the theme's size from themes.parquet; its label at the median of its four papers

@@ -13,6 +13,7 @@ from pipeline.scores import (
     label_faults,
     npmi_coherence,
     npmi_pair,
+    quality_figures,
     topic_diversity,
 )
 from pipeline.text import banned_words
@@ -86,3 +87,37 @@ def test_agreement_is_one_for_relabelled_runs_and_lower_when_they_differ():
 def test_label_faults_name_stop_and_filler_words(label, faults):
     found = label_faults([label], banned_words())
     assert found.get(label, []) == faults
+
+
+def test_quality_figures_of_topics_without_labels_or_scores():
+    figures = quality_figures(
+        topics=np.array([0, 0, 1, -1]),
+        raw_outlier=None,
+        term_lists={-1: ["x"], 0: ["a"], 1: ["b", "c"]},
+        labels={0: "alpha, beta"},  # topic 1 has no label
+        doc_terms=[{"a"}, {"b"}, {"c"}, set()],
+        banned=banned_words(),
+    )
+    assert figures["npmi_mean"] == -1.0  # topic 1's pair never meets; topic 0 has no pair
+    assert figures["labels_unique"] is True and figures["labels_with_stop_or_filler_words"] == 0
+    assert figures["npmi_by_topic"] == [
+        {"topic": 0, "label": "alpha, beta", "npmi": None},
+        {"topic": 1, "label": "", "npmi": -1.0},
+    ]
+    none = quality_figures(np.array([-1]), None, {0: ["a"]}, {}, [set()], banned_words())
+    assert none["npmi_mean"] is None and none["largest_topic_share"] == 0.0
+
+
+def test_assignment_figures_of_one_paper_and_of_none():
+    assert assignment_figures(np.array([0]))["largest_topic_share"] == 1.0
+    assert assignment_figures(np.array([], dtype=int)) == {
+        "papers": 0,
+        "topics": 0,
+        "outlier_share_raw": 0.0,
+        "outlier_share_final": 0.0,
+        "largest_topic_share": 0.0,
+    }
+
+
+def test_label_faults_split_at_commas_without_spaces():
+    assert label_faults(["graph,the"], banned_words()) == {"graph,the": ["the"]}

@@ -29,10 +29,18 @@ def _documents(abstracts: list[str]) -> pd.DataFrame:
 WORDS = "graph transport policy protein diffusion kernel bandit token sparse causal".split()
 
 
+UMAP = pytest.mark.slow  # 8 papers and more are clustered with UMAP + HDBSCAN
+
+
 @pytest.mark.parametrize(
     ("n", "identical_vectors"),
-    [(1, False), (2, False), (9, False), (10, False), (10, True)],
-    ids=["1", "2", "9", "10", "10-identical-vectors"],
+    [
+        pytest.param(1, False, id="1"),
+        pytest.param(2, False, id="2"),
+        pytest.param(9, False, id="9", marks=UMAP),
+        pytest.param(10, False, id="10", marks=UMAP),
+        pytest.param(10, True, id="10-identical-vectors", marks=UMAP),
+    ],
 )
 def test_tiny_corpus_runs_through_cluster_label_render(n, identical_vectors):
     abstracts = [

@@ -48,6 +48,7 @@ def mixed_build(tmp_path_factory):
     return pipeline.build(config)
 
 
+@pytest.mark.slow  # the real model, UMAP, HDBSCAN
 def test_every_spelling_lands_in_one_venue_and_every_script_is_kept_and_mapped(mixed_build):
     documents, clusters = mixed_build.documents, mixed_build.clusters
     assert mixed_build.rejected.empty
@@ -66,6 +67,7 @@ def test_every_spelling_lands_in_one_venue_and_every_script_is_kept_and_mapped(m
         assert all(len(term) <= 40 for term in terms), terms  # no sentence as one "word"
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_map_and_report_show_one_panel_and_one_row_per_real_venue(mixed_build, browser):
     documents = mixed_build.documents

@@ -60,7 +60,7 @@ def _frame(doc_ids, topics, coords, raw_outlier, placed: str, similarity) -> pd.
     )
 
 
-def fit(
+def fit_model(
     documents: pd.DataFrame, vectors: np.ndarray, config: ClusterConfig, encoder: str
 ) -> Result:
     """Fit a model on the papers (a stratified sample of them above fit_max_papers) and assign
@@ -163,7 +163,7 @@ def cluster_documents(
             )  # fmt: skip
             return Result(clusters, saved, refitted=False)
     log.info("fitting a topic model: %s", reason)
-    return fit(documents, vectors, config, encoder)
+    return fit_model(documents, vectors, config, encoder)
 
 
 def read_saved(

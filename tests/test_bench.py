@@ -1,0 +1,105 @@
+"""tools/bench.py, the source of every speed figure in the README: it reads the stage lines the
+CLI logs, writes configs that load, prints its figures, and measures the embedder for real."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import logging
+import re
+import shutil
+import time
+
+import pytest
+from conftest import ROOT, bundled_config
+
+from pipeline import cli
+from pipeline.config import load_config
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("bench", ROOT / "tools" / "bench.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = _bench()
+
+
+def test_stage_lines_the_cli_logs_are_the_lines_bench_reads(caplog):
+    with caplog.at_level(logging.INFO, logger="pipeline"):
+        cli.log_resources("cluster", time.perf_counter() - 1.25)
+    found = bench.STAGE_LINE.findall(caplog.text)
+    assert len(found) == 1
+    stage, seconds, megabytes = found[0]
+    assert stage == "cluster" and 1.2 <= float(seconds) < 5 and int(megabytes) > 10
+
+
+def test_bench_configs_load_with_their_own_cache_and_no_progress_bar(tmp_path):
+    base = {"embed": {"batch_size": 16}, "render": {"title": "T"}}
+    path = bench._write_config(
+        tmp_path / "c.yaml", base, ["a.parquet", "b.parquet"], tmp_path / "out", tmp_path / "cache"
+    )
+    config = load_config(path)
+    assert config.inputs == ["a.parquet", "b.parquet"]
+    assert config.output_dir == str(tmp_path / "out")
+    assert config.embed.cache_dir == str(tmp_path / "cache") and config.embed.batch_size == 16
+    assert config.embed.progress_bar is False and config.render.title == "T"
+    assert base == {"embed": {"batch_size": 16}, "render": {"title": "T"}}  # left unchanged
+
+
+def test_report_prints_every_figure_side_by_side():
+    results = {
+        "embed": {"papers": 96, "runs": 3, "precision": "fp32", "ours_per_s": 8.6,
+                  "plain_fp32_per_s": 4.3, "ratio": 2.0, "min_cosine": 0.99997},
+        "build": {"cold_s": 100.0, "cold_stages": {"embed": (40.0, 900), "cluster": (30.0, 800)},
+                  "peak_mb": 900, "bertopic_defaults_s": 150.0, "cold_speedup": 1.5,
+                  "add_19_s": 20.0, "add_19_embedded": 19, "add_19_speedup": 5.0,
+                  "add_19_placed": 19, "add_19_unchanged": True,
+                  "render_only_s": 2.0, "render_only_stages": ["render"]},
+        "scaling": [{"papers": 10000, **{s: (12.0, 700) for s in bench.SCALING_STAGES}}],
+    }  # fmt: skip
+    text = bench.report(results)
+    for line in (
+        "  ours                8.6 papers/s",
+        "  plain ST fp32       4.3 papers/s",
+        "  ratio              2.00x   min cosine to fp32 0.99997",
+        "  embed       40.0 s   peak   900 MB",
+        "  total      100.0 s   (peak memory 900 MB)",
+        "BERTopic defaults, abstracts -> topics: 150.0 s -> ours is 1.50x faster",
+        "add 19 papers: 20.0 s, embedded 19, placed 19 into the saved model, known papers' "
+        "topics and positions unchanged -> 5.00x faster than cold",
+        "render-only setting change: 2.0 s, stages run: render",
+        "    10000 | " + " | ".join(["12 s / 700 MB"] * len(bench.SCALING_STAGES)),
+    ):
+        assert line in text.splitlines(), line
+
+
+@pytest.mark.slow
+def test_embed_section_measures_the_real_encoder(tmp_path, capsys):
+    """`tools/bench.py --sections embed` on eight real abstracts: both encoders run, figures
+    printed and written as JSON."""
+    source = (ROOT / "data/raw/iclr2025_abstracts.txt").read_text(encoding="utf-8")
+    (tmp_path / "eight.txt").write_text("\n\n".join(source.split("\n\n")[:9]), encoding="utf-8")
+    config = tmp_path / "c.yaml"
+    config.write_text(f"inputs: [{tmp_path / 'eight.txt'}]\noutput_dir: {tmp_path}/out\n")
+    figures = tmp_path / "bench.json"
+    bench.main(
+        ["--config", str(config), "--sections", "embed", "--runs", "1", "--json", str(figures)]
+    )
+    embed = json.loads(figures.read_text(encoding="utf-8"))["embed"]
+    assert embed["papers"] == 8 and embed["runs"] == 1
+    assert embed["ours_per_s"] > 0 and embed["plain_fp32_per_s"] > 0
+    assert embed["ratio"] == pytest.approx(embed["ours_per_s"] / embed["plain_fp32_per_s"])
+    assert embed["min_cosine"] > 0.99  # fp32 or bf16, the same vectors
+    assert re.search(r"embed \(8 papers, median of 1 runs, (fp32|bf16)\):", capsys.readouterr().out)
+
+
+@pytest.mark.slow
+def test_a_stage_run_by_bench_reports_its_time_and_memory(bundled_build, tmp_path):
+    out = tmp_path / "out"
+    shutil.copytree(bundled_build, out)
+    config = bundled_config(tmp_path / "c.yaml", bundled_build, out)
+    seconds, megabytes = bench._stage("compare", config)
+    assert 0 < seconds < 60 and 50 < megabytes < 24_000
