@@ -24,20 +24,30 @@ log = logging.getLogger("pipeline.metrics")
 def build_metrics(
     documents: pd.DataFrame, clusters: pd.DataFrame, topics: pd.DataFrame, themes: pd.DataFrame
 ) -> dict:
-    """Pure core: this build's figures (metrics.json). Terms are counted with the label stage's
-    tokeniser, so NPMI asks how often a topic's own terms share a paper."""
+    """Pure core: this build's figures (metrics.json). Shares count every paper; what the fit
+    decided (HDBSCAN's outliers, NPMI of the terms) counts the papers the topic model was fitted
+    on, which the terms were chosen from. Terms are counted with the label stage's tokeniser,
+    so NPMI asks how often a topic's own terms share a paper."""
     merged = tables.join_papers(documents, clusters)
+    fitted = (merged["placed"] == "fit").to_numpy()
     named = topics[topics["topic"] >= 0]
     figures = quality_figures(
         merged["topic"].to_numpy(),
         merged["raw_outlier"].to_numpy(),
         {int(t): list(terms) for t, terms in zip(topics["topic"], topics["terms"], strict=True)},
         dict(zip(named["topic"].astype(int), named["label"], strict=True)),
-        doc_term_sets(term_texts(merged), term_analyzer()),
+        doc_term_sets(term_texts(merged[fitted]), term_analyzer()),
         banned_words(),
     )
+    if fitted.any():
+        figures["outlier_share_raw"] = float(merged["raw_outlier"].to_numpy()[fitted].mean())
     n_themes = int((themes["theme"] >= 0).sum())
-    return {"topics": figures.pop("topics"), "themes": n_themes, **figures}
+    return {
+        "topics": figures.pop("topics"),
+        "themes": n_themes,
+        "fitted_papers": int(fitted.sum()),
+        **figures,
+    }
 
 
 def run(documents: Path, clusters: Path, topics: Path, themes: Path, metrics: Path) -> None:

@@ -10,6 +10,8 @@ Prints, for the config's corpus, measured side by side in one run:
           fit) run right after;
 - rerun:  adding 19 papers to the built corpus (only they are embedded), and a render-only
           setting change (only render runs).
+- sample (--sections sample): a model fitted on half of the 9,673 ICML + ICLR 2020-2023 papers
+          against a full fit (tools/bench_sample.py).
 - scaling (--scaling): cluster, label and render at 10k/30k/100k papers made from the corpus
           with small perturbations of its embeddings: time and peak memory per stage.
 Timed unit tests would be flaky on shared 2-core machines; this prints figures instead.
@@ -34,6 +36,9 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script from the project: import its pipeline package
+sys.path.insert(0, str(ROOT / "tools"))  # and the bench sections beside this file
+
+import bench_sample  # noqa: E402  (beside this file)
 
 from pipeline import encoder as encoders  # noqa: E402
 from pipeline import ingest, schemas, tables  # noqa: E402
@@ -263,6 +268,8 @@ def report(results: dict) -> str:
             f"render-only setting change: {b['render_only_s']:.1f} s, stages run: "
             f"{', '.join(b['render_only_stages'])}",
         ]
+    if "sample" in results:
+        lines += bench_sample.report(results["sample"])
     if "scaling" in results:
         lines.append(f"scaling (s wall / peak MB):  papers | {' | '.join(SCALING_STAGES)}")
         for row in results["scaling"]:
@@ -275,7 +282,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="tools/bench.py", description=__doc__)
     parser.add_argument("--config", type=Path, default=ROOT / "configs/default.yaml")
     parser.add_argument("--runs", type=int, default=3, help="embedding runs (median reported)")
-    parser.add_argument("--sections", default="embed,build", help="embed,build (comma list)")
+    parser.add_argument("--sections", default="embed,build", help="embed,build,sample (comma list)")
     parser.add_argument("--scaling", default="", help="paper counts, e.g. 10000,30000,100000")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--baseline-run", type=Path, help=argparse.SUPPRESS)
@@ -300,6 +307,9 @@ def main(argv: list[str] | None = None) -> None:
         if args.scaling:
             sizes = [int(s) for s in args.scaling.split(",")]
             results["scaling"] = bench_scaling(work / "full.yaml", work, sizes)
+        if "sample" in sections:
+            results["sample"] = bench_sample.bench_sample(work, work / "cache")
+            print("\n".join(bench_sample.report(results["sample"])), flush=True)
         print("\n" + report(results))
         if args.json:
             args.json.write_text(json.dumps(results, indent=2), encoding="utf-8")

@@ -175,7 +175,7 @@ def basis(
     fitted = merged["placed"].to_numpy() == "fit"
     digest = hashlib.sha256(
         json.dumps(
-            [config.model_dump(), embed_config.model_dump(),
+            [config.model_dump(), embed_config.model, encoders.resolve_precision(embed_config),
              merged.loc[fitted, ["doc_id", "title", "abstract"]].astype(str).values.tolist()]
         ).encode()
     )  # fmt: skip
