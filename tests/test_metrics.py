@@ -8,7 +8,7 @@ import pytest
 from pipeline.metrics import build_metrics
 
 
-def test_build_metrics_on_a_tiny_build():
+def _tiny_build() -> dict:
     documents = pd.DataFrame(
         {
             "doc_id": ["d0", "d1", "d2", "d3"],
@@ -52,6 +52,19 @@ def test_build_metrics_on_a_tiny_build():
             "topics": [[0, 1], [-1]],
         }
     )
+    clusters = clusters.astype({"topic": "int32", "x": "float32", "y": "float32"})
+    clusters["similarity"] = clusters["similarity"].astype("float32")
+    documents["year"] = pd.array(documents["year"], dtype="Int32")
+    for frame, column in ((topics, "topic"), (topics, "theme"), (themes, "theme")):
+        frame[column] = frame[column].astype("int32")
+    return {"documents": documents, "clusters": clusters, "topics": topics, "themes": themes}
+
+
+def test_build_metrics_on_a_tiny_build():
+    frames = _tiny_build()
+    documents, clusters, topics, themes = (
+        frames[k] for k in ("documents", "clusters", "topics", "themes")
+    )
     figures = build_metrics(documents, clusters, topics, themes)
     assert figures["topics"] == 2 and figures["themes"] == 1
     assert figures["outlier_share_raw"] == 0.5 and figures["outlier_share_final"] == 0.25
@@ -64,3 +77,35 @@ def test_build_metrics_on_a_tiny_build():
     assert figures["npmi_by_topic"][0]["npmi"] == pytest.approx(1.0)
     assert figures["npmi_by_topic"][1]["npmi"] is None  # one term: no pair to score
     assert figures["npmi_mean"] == pytest.approx(1.0)  # the mean of the topics with a score
+
+
+def test_term_figures_are_kept_when_the_terms_basis_is_unchanged(tmp_path, monkeypatch):
+    """Papers only added to the saved model: the label stage's basis is the same, so NPMI is
+    not counted again; shares are."""
+    import numpy as np
+
+    from pipeline import metrics, schemas, tables
+
+    frames = _tiny_build()
+    paths = {name: tmp_path / f"{name}.parquet" for name in frames}
+    for name, frame in frames.items():
+        notes = {"basis": "b1"} if name in ("topics", "themes") else None
+        tables.write_table(frame, paths[name], getattr(schemas, name.upper()), notes=notes)
+    out = tmp_path / "metrics.json"
+    metrics.run(paths["documents"], paths["clusters"], paths["topics"], paths["themes"], out)
+    first = tables.read_json(out, "metrics")
+    assert first["terms_basis"] == "b1"
+
+    def never(*args, **kwargs):
+        raise AssertionError("counted again")
+
+    monkeypatch.setattr(metrics, "term_texts", never)
+    clusters = frames["clusters"].assign(topic=np.array([0, 0, 0, -1], dtype=np.int32))
+    tables.write_table(clusters, paths["clusters"], schemas.CLUSTERS)
+    metrics.run(paths["documents"], paths["clusters"], paths["topics"], paths["themes"], out)
+    second = tables.read_json(out, "metrics")
+    assert second["npmi_by_topic"] == first["npmi_by_topic"]
+    assert second["largest_topic_share"] == 0.75 != first["largest_topic_share"]
+    tables.write_table(frames["topics"], paths["topics"], schemas.TOPICS, notes={"basis": "b2"})
+    with pytest.raises(AssertionError, match="counted again"):
+        metrics.run(paths["documents"], paths["clusters"], paths["topics"], paths["themes"], out)

@@ -18,8 +18,8 @@ def _defaults(model: type[BaseModel], prefix: str = "") -> dict[str, object]:
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
             found.update(_defaults(annotation, f"{prefix}{name}."))
         else:
-            found[f"{prefix}{name}"] = None if field.is_required() else field.get_default(
-                call_default_factory=True
+            found[f"{prefix}{name}"] = (
+                None if field.is_required() else field.get_default(call_default_factory=True)
             )
     return found
 

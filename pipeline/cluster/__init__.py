@@ -21,7 +21,7 @@ import pandas as pd
 
 from pipeline import schemas, tables
 from pipeline.cluster import model as models
-from pipeline.cluster.fit import assign_topics, fit_topics
+from pipeline.cluster.fit import assign_topics, fit_topics, resolve_params
 from pipeline.cluster.model import REFIT, TopicModel
 from pipeline.cluster.place import own_similarity, place
 from pipeline.cluster.sample import stratified_sample
@@ -60,6 +60,22 @@ def _frame(doc_ids, topics, coords, raw_outlier, placed: str, similarity) -> pd.
     )
 
 
+def sample_settings(config: ClusterConfig, n_sample: int, n_corpus: int) -> ClusterConfig:
+    """The settings a sample of `n_sample` of `n_corpus` papers is fitted with: HDBSCAN's sizes
+    scaled by the sample's share, so that a topic is as large a part of the sample as the
+    whole corpus's fit would make it of the corpus, and the sample finds the same topics."""
+    if n_sample >= n_corpus:
+        return config
+    full = resolve_params(n_corpus, config)
+    share = n_sample / n_corpus
+    return config.model_copy(
+        update={
+            "min_cluster_size": max(3, round(full.min_cluster_size * share)),
+            "min_samples": max(1, round(full.min_samples * share)),
+        }
+    )
+
+
 def fit_model(
     documents: pd.DataFrame, vectors: np.ndarray, config: ClusterConfig, encoder: str
 ) -> Result:
@@ -69,7 +85,8 @@ def fit_model(
     if len(rows) < len(documents):
         log.info("fitting on a sample of %d of %d papers", len(rows), len(documents))
     fitted_docs = documents.iloc[rows]
-    result = fit_topics(embedding_texts(fitted_docs), vectors[rows], config)
+    settings = sample_settings(config, len(rows), len(documents))
+    result = fit_topics(embedding_texts(fitted_docs), vectors[rows], settings)
     fitted = _frame(fitted_docs["doc_id"], result.topics, result.coords, result.raw_outlier,
                     "fit", np.zeros(len(rows)))  # fmt: skip
     with_weights = fitted.assign(weight=result.weights)

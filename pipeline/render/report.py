@@ -144,6 +144,8 @@ def _flatten(data: dict, prefix: str = "") -> dict[str, object]:
     keys with ' · '; per-topic lists or dicts of numbers become their mean."""
     out: dict[str, object] = {}
     for key, value in data.items():
+        if str(key).endswith("basis"):  # a fingerprint of what the figures came from
+            continue
         name = f"{prefix}{str(key).replace('_', ' ')}"
         if isinstance(value, dict) and value and all(str(k).lstrip("-").isdigit() for k in value):
             value = list(value.values())
