@@ -118,11 +118,17 @@ def _pausing_env(tmp_path: Path, name: str) -> tuple[dict, Path]:
     return env, marker
 
 
+def _default_sigint() -> None:
+    # a shell that runs the suite in the background ignores SIGINT, and children inherit that:
+    # the stage must see Ctrl-C as a terminal would deliver it
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start_paused(command: list[str], env: dict, marker: Path) -> subprocess.Popen:
     """Start `command` and wait until it is half-way through the paused write."""
     proc = subprocess.Popen(
         command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True,
+        start_new_session=True, preexec_fn=_default_sigint,
     )  # fmt: skip
     deadline = time.monotonic() + 300
     while not marker.exists():

@@ -233,6 +233,7 @@ def test_one_paper_and_one_venue_still_render():
 # ---------------------------------------------------------------- size and run()
 
 
+@pytest.mark.slow  # renders a corpus the size of the real one (about 10 s on 2 cores)
 def test_3401_papers_fit_in_12_mb():
     """The real corpus's size: the pages, plotly.js and the assets stay within 12 MB."""
     from plotly.offline import get_plotlyjs

@@ -121,3 +121,20 @@ def test_assignment_figures_of_one_paper_and_of_none():
 
 def test_label_faults_split_at_commas_without_spaces():
     assert label_faults(["graph,the"], banned_words()) == {"graph,the": ["the"]}
+
+
+def test_npmi_mean_is_the_mean_over_every_scored_topic():
+    """Topics with different NPMI: the mean is over all of them (not the first, not the best)."""
+    docs = [{"a", "b"}, {"a", "b"}, {"c"}, {"d"}, {"c", "d"}, {"e"}, {"f"}]
+    figures = quality_figures(
+        topics=np.array([0, 1, 2]),
+        raw_outlier=None,
+        term_lists={0: ["a", "b"], 1: ["c", "d"], 2: ["e", "f"]},
+        labels={},
+        doc_terms=docs,
+        banned=banned_words(),
+    )
+    scores = [npmi_coherence([terms], docs)[0] for terms in (["a", "b"], ["c", "d"], ["e", "f"])]
+    assert len(set(scores)) == 3  # three different scores: first, best and mean all differ
+    assert figures["npmi_mean"] == pytest.approx(sum(scores) / 3)
+    assert [row["npmi"] for row in figures["npmi_by_topic"]] == pytest.approx(scores)
