@@ -85,7 +85,8 @@ QUALITY_RUNS := $(sort $(filter stability baseline,$(MAKECMDGOALS)) \
 	$(if $(filter quality,$(MAKECMDGOALS)),stability baseline))
 REPORT_EXTRAS := $(foreach r,$(QUALITY_RUNS),$(OUT)/$(r).json)
 
-all: $(OUT)/index.html $(OUT)/bertopic/topics.json
+CSV_TABLES := $(OUT)/topic_info.csv $(OUT)/document_info.csv $(OUT)/rejected.csv
+all: $(OUT)/index.html $(OUT)/bertopic/topics.json $(CSV_TABLES)
 stability baseline: %: $(OUT)/%.json $(OUT)/index.html
 quality: $(OUT)/stability.json $(OUT)/baseline.json $(OUT)/index.html
 
@@ -126,6 +127,10 @@ $(OUT)/stability.json: $(OUT)/documents.parquet $(OUT)/embeddings.parquet $(OUT)
 
 $(OUT)/baseline.json: $(OUT)/documents.parquet $(OUT)/embeddings.parquet $(CODE_baseline) $(call STAMP,baseline) | $(VENV_DONE)
 	$(RUN) baseline --config $(CONFIG) --documents $< --embeddings $(OUT)/embeddings.parquet --baseline $@
+
+# The tables as BERTopic's get_topic_info() / get_document_info() give them, and the ledger, as CSV.
+$(CSV_TABLES) &: $(TOPIC_TABLES) $(OUT)/rejected.parquet $(OUT)/venue_topics.parquet $(CODE_csv) | $(VENV_DONE)
+	$(RUN) csv --config $(CONFIG) $(TOPIC_ARGS) --rejected $(OUT)/rejected.parquet --venue-topics $(OUT)/venue_topics.parquet --topic-info $(OUT)/topic_info.csv --document-info $(OUT)/document_info.csv --rejected-csv $(OUT)/rejected.csv
 
 # The build as a BERTopic model (BERTopic.load(path)), made from the fitted papers and labels.
 $(OUT)/bertopic/topics.json: $(OUT)/documents.parquet $(OUT)/embeddings.parquet $(OUT)/clusters.parquet $(OUT)/topics.parquet $(OUT)/model/fit.json $(CODE_export) | $(VENV_DONE)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 import subprocess
-import tomllib
 from importlib import metadata
 
+import tomllib
 from conftest import ROOT
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
