@@ -55,9 +55,9 @@ LOCK_TOOLS := .build/lock-tools
 lock:
 	test -x $(LOCK_TOOLS)/bin/pip-compile || { $(PYTHON) -m venv $(LOCK_TOOLS) && \
 		$(LOCK_TOOLS)/bin/pip install --quiet "pip-tools==7.6.2"; }
-	$(LOCK_TOOLS)/bin/pip-compile --quiet --generate-hashes --allow-unsafe --all-extras \
-		--strip-extras --no-emit-index-url --no-emit-find-links \
-		--custom-compile-command "make lock" --output-file $(LOCK) pyproject.toml
+	CUSTOM_COMPILE_COMMAND="make lock" $(LOCK_TOOLS)/bin/pip-compile --quiet --generate-hashes \
+		--allow-unsafe --all-extras --no-strip-extras --no-emit-index-url --no-emit-find-links \
+		--output-file $(LOCK) pyproject.toml
 
 # Make variables for this config (OUT, INPUT_FILES, INPUT_GLOBS); writing them also refreshes
 # the parameter stamps. Make rebuilds these files when their sources change, then restarts.

@@ -14,7 +14,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 LOCK = ROOT / "requirements.lock"
-PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)")
+PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[a-z0-9,_-]+\])?==(\S+)")
 HASH = re.compile(r"--hash=sha256:([0-9a-f]{64})")
 
 
