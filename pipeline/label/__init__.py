@@ -6,9 +6,8 @@ or ML filler). BERTopic's KeyBERTInspired (closeness to the topic's papers) and
 MaximalMarginalRelevance (variety) then rerank the candidates. A label is the best terms, 2 to
 `label_words` words, unique across topics.
 
-Themes: the topics' mean embeddings are grouped (Ward) into 8-20 themes, each named by what its
-topics share (`themes`: their terms ranked by the theme-level c-TF-IDF and by how many of the
-theme's papers use them); with too few topics there are fewer themes, or one level (a note).
+Themes: the topics' mean embeddings are grouped (Ward) into 8-20 themes, labelled the same way
+from their papers; with too few topics there are fewer themes, or one level (a logged note).
 """
 
 from __future__ import annotations
@@ -28,7 +27,6 @@ from pipeline.config import EmbedConfig, LabelConfig
 from pipeline.errors import PipelineError
 from pipeline.label.names import make_label, unique_labels
 from pipeline.label.terms import distinct_terms, group_terms
-from pipeline.label.themes import theme_terms
 from pipeline.schemas import UNASSIGNED_LABEL
 from pipeline.text import term_texts
 
@@ -96,23 +94,22 @@ def paper_vectors(documents: pd.DataFrame, merged: pd.DataFrame, vectors: np.nda
 
 def theme_labels(
     texts: list[str],
-    topics: np.ndarray,
+    paper_themes: np.ndarray,
     topic_terms: dict[int, list[str]],
     topic_labels: dict[int, str],
     themes: dict[int, int],
+    vectors: np.ndarray,
     config: LabelConfig,
+    encoder=None,
 ) -> tuple[dict[int, str], dict[int, list[str]]]:
-    """(theme -> label, theme -> terms). A real second level is named by what its topics share
-    (`themes.theme_terms`); with one level a theme is its topic, with the topic's label and
-    terms. The unassigned papers' theme has their topic's terms."""
+    """(theme -> label, theme -> terms). A real second level is labelled from its papers; with
+    one level a theme is its topic, with the topic's label and terms."""
     if len(set(themes.values())) == len(themes):
         labels = {themes[t]: topic_labels[t] for t in themes}
         return labels, {themes.get(t, t): terms for t, terms in topic_terms.items()}
-    terms = theme_terms(texts, topics, themes, topic_terms, topic_labels, config)
-    labels = unique_labels(terms, config.label_words, "Theme")
-    if schemas.UNASSIGNED in topic_terms:
-        terms[schemas.UNASSIGNED] = topic_terms[schemas.UNASSIGNED]
-    return labels, terms
+    theme_terms = group_terms(texts, paper_themes, vectors, config, encoder)
+    assigned = {h: v for h, v in theme_terms.items() if h >= 0}
+    return unique_labels(assigned, config.label_words, "Theme"), theme_terms
 
 
 def theme_rows(
@@ -209,7 +206,10 @@ def label_topics(
     terms = group_terms(texts, topics, vectors, config, encoder)
     labels = unique_labels({t: v for t, v in terms.items() if t >= 0}, config.label_words, "Topic")
     themes = assign_themes(vectors, topics, config)
-    names, terms_of_themes = theme_labels(texts, topics, terms, labels, themes, config)
+    paper_themes = np.array([themes.get(int(t), -1) for t in topics])
+    names, theme_terms = theme_labels(
+        texts, paper_themes, terms, labels, themes, vectors, config, encoder
+    )
     representatives = representative_docs(
         merged["doc_id"].to_numpy(), vectors, topics, config.n_representative
     )
@@ -227,7 +227,7 @@ def label_topics(
         ],
         columns=schemas.TOPICS.columns,
     )
-    theme_table = theme_rows(themes, names, terms_of_themes)
+    theme_table = theme_rows(themes, names, theme_terms)
     return sized(topic_table, theme_table, clusters["topic"].to_numpy())
 
 
