@@ -13,15 +13,13 @@ CONFIG ?= configs/default.yaml
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-# torch is pinned in the same install so pip takes the CPU build, not a multi-GB CUDA one.
-TORCH := torch==2.13.0
 VENV_DONE := $(VENV)/.installed
 
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: all test test-fast coverage mutate lint bench clean clean-all venv help stability baseline quality refit
+.PHONY: all test test-fast coverage mutate lint lock bench clean clean-all venv help stability baseline quality refit
 .DEFAULT_GOAL := all
 
 help:
@@ -31,6 +29,7 @@ help:
 	@echo "make coverage                the suite with branch coverage of pipeline/ (subprocesses too)"
 	@echo "make mutate                  mutation testing of the pure cores and ground modules"
 	@echo "make lint                    ruff check and format check"
+	@echo "make lock                    resolve the dependencies again into requirements.lock"
 	@echo "make clean [CONFIG=...]      remove that config's outputs"
 	@echo "make stability [CONFIG=...]  + the topics' agreement across seeds, in the report"
 	@echo "make baseline [CONFIG=...]   + BERTopic defaults' figures, in the report"
@@ -40,17 +39,31 @@ help:
 
 venv: $(VENV_DONE)
 
-$(VENV_DONE): pyproject.toml
+# The environment is the lock: every package at the exact version and hash recorded in
+# $(LOCK) (torch the 2.13.0 CPU build), then this project itself without its dependencies.
+LOCK := requirements.lock
+$(VENV_DONE): $(LOCK) pyproject.toml
+	@echo "make: installing the environment into $(VENV): about 2.2 GB, a few minutes the first time"
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet "$(TORCH)" -e ".[test]"
+	$(PY) -m pip install --require-hashes --progress-bar on -r $(LOCK)
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
+
+# Resolve pyproject.toml's dependencies (all extras) again into $(LOCK), with hashes, by
+# pip-tools in a venv of its own; then `make` installs the new lock.
+LOCK_TOOLS := .build/lock-tools
+lock:
+	test -x $(LOCK_TOOLS)/bin/pip-compile || { $(PYTHON) -m venv $(LOCK_TOOLS) && \
+		$(LOCK_TOOLS)/bin/pip install --quiet "pip-tools==7.6.2"; }
+	CUSTOM_COMPILE_COMMAND="make lock" $(LOCK_TOOLS)/bin/pip-compile --quiet --generate-hashes \
+		--allow-unsafe --all-extras --no-strip-extras --no-emit-index-url --no-emit-find-links \
+		--output-file $(LOCK) pyproject.toml
 
 # Make variables for this config (OUT, INPUT_FILES, INPUT_GLOBS); writing them also refreshes
 # the parameter stamps. Make rebuilds these files when their sources change, then restarts.
 CONFIG_MK := .build/$(subst /,_,$(CONFIG)).mk
 DEPS_MK := .build/deps.mk
-ifneq ($(filter-out help clean-all venv test test-fast coverage mutate lint bench,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out help clean-all venv test test-fast coverage mutate lint lock bench,$(or $(MAKECMDGOALS),all)),)
 include $(CONFIG_MK) $(DEPS_MK)
 endif
 
@@ -72,7 +85,8 @@ QUALITY_RUNS := $(sort $(filter stability baseline,$(MAKECMDGOALS)) \
 	$(if $(filter quality,$(MAKECMDGOALS)),stability baseline))
 REPORT_EXTRAS := $(foreach r,$(QUALITY_RUNS),$(OUT)/$(r).json)
 
-all: $(OUT)/index.html $(OUT)/bertopic/topics.json
+CSV_TABLES := $(OUT)/topic_info.csv $(OUT)/document_info.csv $(OUT)/rejected.csv
+all: $(OUT)/index.html $(OUT)/bertopic/topics.json $(CSV_TABLES)
 stability baseline: %: $(OUT)/%.json $(OUT)/index.html
 quality: $(OUT)/stability.json $(OUT)/baseline.json $(OUT)/index.html
 
@@ -114,6 +128,10 @@ $(OUT)/stability.json: $(OUT)/documents.parquet $(OUT)/embeddings.parquet $(OUT)
 $(OUT)/baseline.json: $(OUT)/documents.parquet $(OUT)/embeddings.parquet $(CODE_baseline) $(call STAMP,baseline) | $(VENV_DONE)
 	$(RUN) baseline --config $(CONFIG) --documents $< --embeddings $(OUT)/embeddings.parquet --baseline $@
 
+# The tables as BERTopic's get_topic_info() / get_document_info() give them, and the ledger, as CSV.
+$(CSV_TABLES) &: $(TOPIC_TABLES) $(OUT)/rejected.parquet $(OUT)/venue_topics.parquet $(CODE_csv) | $(VENV_DONE)
+	$(RUN) csv --config $(CONFIG) $(TOPIC_ARGS) --rejected $(OUT)/rejected.parquet --venue-topics $(OUT)/venue_topics.parquet --topic-info $(OUT)/topic_info.csv --document-info $(OUT)/document_info.csv --rejected-csv $(OUT)/rejected.csv
+
 # The build as a BERTopic model (BERTopic.load(path)), made from the fitted papers and labels.
 $(OUT)/bertopic/topics.json: $(OUT)/documents.parquet $(OUT)/embeddings.parquet $(OUT)/clusters.parquet $(OUT)/topics.parquet $(OUT)/model/fit.json $(CODE_export) | $(VENV_DONE)
 	$(RUN) export --config $(CONFIG) --documents $(OUT)/documents.parquet --embeddings $(OUT)/embeddings.parquet --clusters $(OUT)/clusters.parquet --topics $(OUT)/topics.parquet --model $(OUT)/model/papers.parquet --bertopic $@
@@ -144,14 +162,10 @@ coverage: $(VENV_DONE)
 	$(PY) -m pytest -q --cov --cov-report=term --cov-report=json:$(COVERAGE_DIR)/coverage.json
 	$(PY) tools/coverage_floor.py $(COVERAGE_DIR)/coverage.json
 
-# Mutation testing (mutmut, in the `mutate` extra) of the modules in tools/mutate.py, each with
-# its own fast tests; survivors must be listed with a reason in tests/mutants-surviving.md.
-MUTMUT_DONE := $(VENV)/.mutmut-installed
-$(MUTMUT_DONE): pyproject.toml | $(VENV_DONE)
-	$(PY) -m pip install --quiet "$(TORCH)" -e ".[test,mutate]"
-	touch $@
-
-mutate: $(MUTMUT_DONE)
+# Mutation testing (mutmut, in the `mutate` extra and the lock) of the modules in
+# tools/mutate.py, each with its own fast tests; survivors must be listed with a reason in
+# tests/mutants-surviving.md.
+mutate: $(VENV_DONE)
 	$(PY) tools/mutate.py $(MUTATE_ARGS)
 
 lint: $(VENV_DONE)

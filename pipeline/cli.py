@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+from pipeline import progress
 from pipeline.commands import COMMANDS, FILES, run_command, write_stamps
 from pipeline.config import Config, load_config
 from pipeline.errors import PipelineError
@@ -140,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     prepare_process(args)
     try:
-        dispatch(args)
+        with progress.logs_above_bars():
+            dispatch(args)
     except PipelineError as exc:
         if args.debug:
             raise

@@ -26,6 +26,9 @@ FILES = {
     "report": "index.html",
     "model": "model/papers.parquet",  # the saved topic model's folder, named by its papers
     "bertopic": "bertopic/topics.json",  # the BERTopic model's folder, named by one of its files
+    "topic_info": "topic_info.csv",
+    "document_info": "document_info.csv",
+    "rejected_csv": "rejected.csv",
 }
 
 
@@ -69,6 +72,11 @@ COMMANDS = {
         Command("compare", "pipeline.compare", ("compare",),
                 ("documents", "clusters", "topics", "themes"), ("venue_topics",),
                 "-> venue_topics.parquet, how the venues differ"),
+        Command("csv", "pipeline.csv_tables", (),
+                ("documents", "rejected", "clusters", "topics", "themes", "venue_topics"),
+                ("topic_info", "document_info", "rejected_csv"),
+                "-> topic_info.csv and document_info.csv (BERTopic's get_topic_info and "
+                "get_document_info columns) and rejected.csv"),
         Command("export", "pipeline.export", (),
                 ("documents", "embeddings", "clusters", "topics", "model"),
                 ("bertopic",), "-> bertopic/: the build as a BERTopic model (safetensors)",
@@ -88,7 +96,7 @@ COMMANDS = {
     )
 }  # fmt: skip
 # The stages `make all` and `topicmap build` run, in data order.
-BUILD = ("ingest", "embed", "cluster", "label", "metrics", "compare", "export", "render")
+BUILD = ("ingest", "embed", "cluster", "label", "metrics", "compare", "csv", "export", "render")
 
 
 def default_paths(config: Config) -> dict[str, Path]:

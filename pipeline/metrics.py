@@ -1,6 +1,6 @@
 """Stage metrics: documents + clusters + topics + themes -> metrics.json, the build's quality
 figures: topic and theme counts, outlier shares, the largest topic's share, NPMI coherence and
-diversity of each topic's top terms, and label checks.
+diversity of each topic's and each theme's top terms, and label checks.
 
 The scores come from `pipeline.scores`, which also scores the BERTopic-defaults baseline
 (`make baseline`), so the two sets of figures are comparable.
@@ -12,11 +12,12 @@ import logging
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from pipeline import schemas, tables
 from pipeline.errors import PipelineError
-from pipeline.scores import doc_term_sets, quality_figures
+from pipeline.scores import doc_term_sets, npmi_coherence, quality_figures, topic_diversity
 from pipeline.text import banned_words, term_analyzer, term_texts
 
 log = logging.getLogger("pipeline.metrics")
@@ -28,7 +29,35 @@ TERM_FIGURES = (  # what depends only on the terms and the fitted papers
     "labels_unique",
     "labels_with_stop_or_filler_words",
     "npmi_by_topic",
+    "theme_npmi_mean",
+    "theme_diversity",
+    "theme_labels_unique",
+    "npmi_by_theme",
 )
+
+
+def theme_figures(themes: pd.DataFrame, doc_terms: list[set[str]]) -> dict:
+    """NPMI and diversity of the themes' top terms, as for the topics (the unassigned papers'
+    theme left out), and whether the theme labels are unique."""
+    named = themes[themes["theme"] >= 0]
+    ids = named["theme"].astype(int).tolist()
+    term_lists = [list(terms) for terms in named["terms"]]
+    npmi = npmi_coherence(term_lists, doc_terms)
+    finite = [v for v in npmi if not math.isnan(v)]
+    labels = named["label"].tolist()
+    return {
+        "theme_npmi_mean": float(np.mean(finite)) if finite else None,
+        "theme_diversity": _finite(topic_diversity(term_lists)),
+        "theme_labels_unique": len(set(labels)) == len(labels),
+        "npmi_by_theme": [
+            {"theme": h, "label": label, "npmi": _finite(v)}
+            for h, label, v in zip(ids, labels, npmi, strict=True)
+        ],
+    }
+
+
+def _finite(value: float) -> float | None:
+    return None if value is None or math.isnan(value) else float(value)
 
 
 def build_metrics(
@@ -47,14 +76,16 @@ def build_metrics(
     fitted = (merged["placed"] == "fit").to_numpy()
     named = topics[topics["topic"] >= 0]
     texts = [] if known else term_texts(merged[fitted])
+    doc_terms = doc_term_sets(texts, term_analyzer())
     figures = quality_figures(
         merged["topic"].to_numpy(),
         merged["raw_outlier"].to_numpy(),
         {int(t): list(terms) for t, terms in zip(topics["topic"], topics["terms"], strict=True)},
         dict(zip(named["topic"].astype(int), named["label"], strict=True)),
-        doc_term_sets(texts, term_analyzer()),
+        doc_terms,
         banned_words(),
     )
+    figures.update(theme_figures(themes, doc_terms))
     figures.update({k: known[k] for k in TERM_FIGURES} if known else {})
     if fitted.any():
         figures["outlier_share_raw"] = float(merged["raw_outlier"].to_numpy()[fitted].mean())
@@ -99,7 +130,7 @@ def run(documents: Path, clusters: Path, topics: Path, themes: Path, metrics: Pa
     tables.write_json({**figures, BASIS_KEY: basis}, metrics)
     log.info(
         "%d topics, %d themes; outliers %.1f%% -> %.1f%%; largest topic %.1f%%; "
-        "NPMI %.3f; diversity %.2f",
+        "NPMI %.3f; diversity %.2f; themes: NPMI %.3f, diversity %.2f",
         figures["topics"],
         figures["themes"],
         100 * figures["outlier_share_raw"],
@@ -107,4 +138,6 @@ def run(documents: Path, clusters: Path, topics: Path, themes: Path, metrics: Pa
         100 * figures["largest_topic_share"],
         figures["npmi_mean"] or math.nan,
         figures["topic_diversity"] or math.nan,
+        figures["theme_npmi_mean"] or math.nan,
+        figures["theme_diversity"] or math.nan,
     )

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pipeline import schemas, tables
+from pipeline import progress, schemas, tables
 from pipeline.cluster import assign_topics  # the one stage another may call: it reruns it
 from pipeline.config import ClusterConfig, QualityConfig
 from pipeline.errors import PipelineError
@@ -54,7 +54,7 @@ def seed_runs(
     """Topic per paper for each seed: this pipeline's assignment, rerun with each random_state
     (`known` holds runs already made, by seed)."""
     runs = dict(known or {})
-    for seed in seeds:
+    for seed in progress.bar(seeds, desc="stability: seeds", unit="seed"):
         if seed not in runs:
             log.info("stability: clustering with random_state=%d", seed)
             runs[seed], *_ = assign_topics(
@@ -77,6 +77,8 @@ def bertopic_defaults(texts: list[str], vectors: np.ndarray, seed: int) -> Basel
     from umap import UMAP
 
     umap_defaults = UMAP(n_neighbors=15, n_components=5, min_dist=0.0, metric="cosine")
+    # seeded UMAP runs on one thread whatever n_jobs says: 1 spares its warning
+    umap_defaults.set_params(n_jobs=1, tqdm_kwds=progress.umap_kwds("baseline UMAP 5-D"))
     model = BERTopic(
         embedding_model=None,  # the embeddings are given: nothing is loaded
         umap_model=umap_defaults.set_params(random_state=seed),
@@ -97,7 +99,7 @@ def bertopic_defaults(texts: list[str], vectors: np.ndarray, seed: int) -> Basel
 def baseline_figures(texts: list[str], vectors: np.ndarray, seeds: list[int], banned) -> dict:
     """The metrics.json figures for BERTopic's defaults (its first seed), with its stability."""
     runs = {}
-    for seed in seeds:
+    for seed in progress.bar(seeds, desc="baseline: seeds", unit="seed"):
         log.info("baseline: BERTopic defaults with random_state=%d", seed)
         runs[seed] = bertopic_defaults(texts, vectors, seed)
     first = runs[seeds[0]]

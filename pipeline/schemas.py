@@ -127,3 +127,19 @@ VENUE_TOPICS = Schema(
         _f("z_threshold", pa.float64()),  # the |z| that flags a cell
     ),
 )
+
+
+# BERTopic 0.17.4's get_topic_info() and get_document_info(docs) columns, for a model with
+# custom labels and representative documents and without probabilities: topic_info.csv and
+# document_info.csv (the csv stage) start with them, so code written against BERTopic reads them.
+BERTOPIC_TOPIC_INFO = (
+    "Topic", "Count", "Name", "CustomName", "Representation", "Representative_Docs",
+)  # fmt: skip
+BERTOPIC_DOCUMENT_INFO = (
+    "Document", "Topic", "Name", "CustomName", "Representation", "Representative_Docs",
+    "Top_n_words", "Representative_document",
+)  # fmt: skip
+# ours after them; topic_info.csv then has one `share_<venue>` column per venue (compare's share)
+TOPIC_INFO = BERTOPIC_TOPIC_INFO + ("theme", "theme_label")
+DOCUMENT_INFO = BERTOPIC_DOCUMENT_INFO + ("doc_id", "title", "venue", "year", "url")
+VENUE_SHARE_PREFIX = "share_"

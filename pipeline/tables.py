@@ -112,6 +112,21 @@ def write_table(
     atomic_write(path, lambda tmp: pq.write_table(table, tmp))
 
 
+def write_csv(
+    frame: pd.DataFrame, path: str | Path, columns: tuple[str, ...], more_prefix: str = ""
+) -> None:
+    """Write `frame` atomically as CSV (UTF-8, no index; lists as Python writes them): its
+    columns are `columns`, then (with `more_prefix`) any number whose names start with it."""
+    path = Path(path)
+    names = list(frame.columns)
+    more = names[len(columns) :]
+    if names[: len(columns)] != list(columns) or any(
+        not (more_prefix and str(name).startswith(more_prefix)) for name in more
+    ):
+        raise PipelineError(f"{path}: columns {names}, expected {list(columns)}")
+    atomic_write(path, lambda tmp: frame.to_csv(tmp, index=False, encoding="utf-8"))
+
+
 def _open(path: Path, schema_name: str, reader=pq.read_table):
     if not path.exists():
         raise PipelineError(f"{path}: {schema_name} table not found (run the earlier stage first)")

@@ -128,13 +128,15 @@ def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
 def bundled_build(tmp_path_factory) -> Path:
     """`make all` on the 76 bundled abstracts with the real model, UMAP, HDBSCAN and BERTopic.
 
-    Returns the output folder. Built once per test session; several tests read it. The build
+    Returns the output folder (what make printed, piped, is `../make.log`). Built once per test
+    session; several tests read it. The build
     has an embeddings cache of its own, empty, so the model embeds every paper in every session
     (the project's .cache/embeddings, filled by `make all`, would skip the code under test).
     """
     work = tmp_path_factory.mktemp("bundled")
     config = bundled_config(work / "bundled.yaml", work / "out", work / "out")
     result = run_make("all", f"CONFIG={config}")
+    (work / "make.log").write_text(result.stdout + result.stderr, encoding="utf-8")  # piped
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "embedded 76 new papers (0 from the cache)" in result.stderr, result.stderr[-3000:]
     return work / "out"

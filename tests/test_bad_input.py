@@ -222,10 +222,13 @@ HOSTILE_TITLE = '<img src=x onerror="window.__pwned=1"> & "quotes" {{ template }
 HOSTILE_ABSTRACT = (
     "We study robust parsing of untrusted text. </script><script>window.__pwned=1</script> "
     "<b>bold</b> &amp; &lt;escaped&gt; javascript:alert(1) ${injection} `backticks`."
+    " &lt;script&gt;window.__pwned=2&lt;/script&gt;"
 )
+# ingest repairs HTML entities (ftfy), so the escaped script becomes text that looks like one
+DECODED_ABSTRACT = HOSTILE_ABSTRACT.replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
 
 
-def test_hostile_text_survives_ingest_unchanged_and_renders_escaped(tmp_path):
+def test_hostile_text_survives_ingest_as_text_and_renders_escaped(tmp_path):
     records = [{"title": HOSTILE_TITLE, "abstract": HOSTILE_ABSTRACT, "venue": "ICML 2025"}]
     records.append({"abstract": A1, "venue": "ICML 2025"})
     (tmp_path / "h.json").write_text(json.dumps(records), encoding="utf-8")
@@ -234,7 +237,7 @@ def test_hostile_text_survives_ingest_unchanged_and_renders_escaped(tmp_path):
     ingest.run(config.ingest, config.inputs, out / "documents.parquet", out / "rejected.parquet")
     docs = tables.read_table(out / "documents.parquet", schemas.DOCUMENTS)
     assert docs.loc[0, "title"] == HOSTILE_TITLE
-    assert docs.loc[0, "abstract"] == HOSTILE_ABSTRACT
+    assert docs.loc[0, "abstract"] == DECODED_ABSTRACT
     pages = pages_for(docs, unit_vectors(len(docs)), [0] * len(docs), ctfidf=True)
     for page in pages.values():
         assert "<script>window.__pwned" not in page and "<img src=x" not in page

@@ -26,7 +26,8 @@ STAGE_FILES = [
 
 
 def test_build_leaves_every_stage_file(bundled_build: Path):
-    for name in [*STAGE_FILES, "rejected.parquet", "metrics.json", "index.html", "map.html"]:
+    for name in [*STAGE_FILES, "rejected.parquet", "metrics.json", "index.html", "map.html",
+                 "topic_info.csv", "document_info.csv", "rejected.csv"]:  # fmt: skip
         assert (bundled_build / name).stat().st_size > 0, name
     assert not list(bundled_build.glob("*.tmp")), "temporary files left behind"
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
+from collections import Counter
 from pathlib import Path
 
 import pandas as pd
@@ -13,6 +15,7 @@ from pipeline import ingest, schemas, tables
 from pipeline.config import IngestConfig, parse_config
 from pipeline.errors import InputError
 from pipeline.ingest import RawRecord, build_documents
+from pipeline.ingest.hyphens import HYPHENATED, JOINED, SUSPENDED
 
 # ---------------------------------------------------------------- pure core: build_documents
 
@@ -99,6 +102,29 @@ def test_title_is_repaired_too():
     assert docs["title"].item() == "A Title over two lines"
 
 
+def test_flattened_breaks_are_decided_by_the_whole_corpus_and_counted():
+    """`varia- tional` is joined because another paper writes `variational`; the counts say
+    what each repair did."""
+    records = [
+        _rec("A varia- tional bound for pre- and post-training, fast &amp; simple.", "a:1"),
+        _rec("Variational inference for large models of many graphs.", "a:2"),
+        _rec("caf\u00c3\u00a9 models: a cheap low- rank and low-rank adapter study.", "a:3"),
+    ]
+    counts = Counter()
+    docs, _ = build_documents(records, CFG, counts)
+    assert docs["abstract"].tolist() == [
+        "A variational bound for pre- and post-training, fast & simple.",
+        "Variational inference for large models of many graphs.",
+        "café models: a cheap low-rank and low-rank adapter study.",
+    ]
+    assert counts[JOINED] == counts[HYPHENATED] == counts[SUSPENDED] == 1
+    assert counts["mojibake"] == counts["HTML entities"] == 1
+    line = ingest.repair_line(counts)
+    assert line.startswith("repairs (texts changed, or words): ")
+    assert f"{JOINED} 1" in line and "mojibake 1" in line
+    assert ingest.repair_line(Counter()) == "repairs: none needed"
+
+
 # ---------------------------------------------------------------- run
 
 
@@ -106,7 +132,7 @@ def _config(tmp_path: Path, inputs: list[str], **ingest_section):
     return parse_config({"inputs": inputs, "output_dir": str(tmp_path), "ingest": ingest_section})
 
 
-def test_run_writes_documents_and_ledger(tmp_path):
+def test_run_writes_documents_and_ledger(tmp_path, caplog):
     (tmp_path / "a.txt").write_text(f"ICML 2025 Papers\n\n{A1}\n\nshort one\n", encoding="utf-8")
     jsonl = [json.dumps({"abstract": A2, "venue": "ICLR 2023"}), "{broken", json.dumps({"x": 1})]
     (tmp_path / "b.jsonl").write_text("\n".join(jsonl), encoding="utf-8")
@@ -118,7 +144,9 @@ def test_run_writes_documents_and_ledger(tmp_path):
         tmp_path / "out" / "rejected.parquet",
     )
 
-    returned = ingest.run(config.ingest, config.inputs, out_docs, out_rej)
+    with caplog.at_level(logging.INFO, "pipeline.ingest"):
+        returned = ingest.run(config.ingest, config.inputs, out_docs, out_rej)
+    assert "repairs: none needed" in caplog.text  # clean input: every repair is counted
 
     docs = tables.read_table(out_docs, schemas.DOCUMENTS)
     rejected = tables.read_table(out_rej, schemas.REJECTED)

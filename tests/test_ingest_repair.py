@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
+from pipeline.ingest.hyphens import HYPHENATED, JOINED, LEFT, SUSPENDED, decide
 from pipeline.ingest.repair import normalise_space, repair_text, vocabulary_of
 
 # ---------------------------------------------------------------- pure core: helpers
@@ -55,8 +58,8 @@ def test_normalise_space(text, expected):
         (r"as shown \cite{a, b}.\footnote{See the {appendix}.} Next", "as shown. Next"),
         (r"{\em old} style, 50\% \& more", "old style, 50% & more"),
         (r"keep $\mathcal{O}(\sqrt{n})$ and $\textbf{x}$ maths", None),
-        # markup stays text
-        ("<script>alert(1)</script> &amp; <b>b</b>", None),
+        # markup stays text (the pages escape it); HTML entities are repaired
+        ("<script>alert(1)</script> &amp; <b>b</b>", "<script>alert(1)</script> & <b>b</b>"),
     ],
 )
 def test_repair_text(text, expected):
@@ -95,4 +98,116 @@ def test_repair_edges(broken, corpus, expected):
 
 def test_vocabulary_leaves_out_the_fragments_of_broken_words():
     for newline in ("\n", "\r\n", "\r"):
-        assert vocabulary_of([f"Condi-{newline}tional here"]) == {"here"}, repr(newline)
+        assert set(vocabulary_of([f"Condi-{newline}tional here"])) == {"here"}, repr(newline)
+
+
+# ---------------------------------------------------------------- mojibake and HTML entities
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "kinds"),
+    [
+        ("caf\u00c3\u00a9 and na\u00c3\u00afve", "café and naïve", {"mojibake": 1}),
+        ("\u00e2\u20ac\u0153quoted\u00e2\u20ac\u009d", "\u201cquoted\u201d", {"mojibake": 1}),
+        ("A &amp; B, it&#39;s &lt;b&gt;", "A & B, it's <b>", {"HTML entities": 1}),
+        ("$a < b$ &amp; c", "$a < b$ & c", {"HTML entities": 1}),  # beside a literal "<"
+        ("\u201ccurly\u201d quotes stay", None, {}),  # not uncurled
+        ("中文，逗号 and ＡＢＣ", None, {}),  # full-width forms stay
+        ("plain ASCII & no entity", None, {}),
+    ],
+)
+def test_mojibake_and_html_entities_are_repaired_and_counted(text, expected, kinds):
+    counts = Counter()
+    assert repair_text(text, counts=counts) == (text if expected is None else expected)
+    assert {k: counts[k] for k in ("mojibake", "HTML entities") if counts[k]} == kinds
+
+
+# ---------------------------------------------------------------- flattened line breaks
+
+# what the corpus uses elsewhere, counted as vocabulary_of counts it
+CORPUS = vocabulary_of(
+    ["variational inference, the proposed model", "low-rank low-rank lowrank adapters",
+     "CNN-based detectors", "pretraining and pre-training and pretraining", "out-of-distribution"]
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "case"),
+    [
+        # joined: the joined word occurs elsewhere in the corpus
+        ("a varia- tional bound", "a variational bound", JOINED),
+        ("the pro- posed model", "the proposed model", JOINED),
+        ("Varia- tional bounds", "Variational bounds", JOINED),
+        ("more pre- training", "more pretraining", JOINED),  # joined more often than hyphenated
+        # ... or in the word list (Webster's 2nd, GCIDE; with plurals, -ed, -ing)
+        ("we can- not", "we cannot", JOINED),
+        ("a net- work", "a network", JOINED),
+        ("of func- tions", "of functions", JOINED),
+        ("by us- ing it", "by using it", JOINED),
+        # closed up as a compound: the corpus writes it with the hyphen, more often
+        ("a low- rank update", "a low-rank update", HYPHENATED),
+        ("CNN- based", "CNN-based", HYPHENATED),
+        ("out- of-distribution data", "out-of-distribution data", HYPHENATED),
+        # left as written: nothing knows the word
+        ("the- smoothing", None, LEFT),
+        ("a forward- mode pass", None, LEFT),
+        ("CNN- baseda", None, LEFT),
+    ],
+)
+def test_flattened_line_break_hyphens(text, expected, case):
+    counts = Counter()
+    assert repair_text(text, CORPUS, counts) == (text if expected is None else expected)
+    assert counts[case] == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "pre- and post-training",
+        "first- or second-order methods",
+        "single- and multi-agent settings",
+        "low- to high-resolution images",
+        "neither under- nor over-fitting",
+        "full- vs low-rank",
+        "Self- and cross-attention",
+    ],
+)
+def test_suspended_hyphens_stay(text):
+    counts = Counter()
+    assert repair_text(text, CORPUS, counts) == text
+    assert counts[SUSPENDED] == 1 and counts[JOINED] == counts[HYPHENATED] == 0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "maths $\\mathrm{varia}- tional$ stays",  # inside maths
+        "a dash -- then more",
+        "samples-- which",
+        "a - b",
+        "x- y",  # one letter before the break
+        "snake_case- name",
+    ],
+)
+def test_no_flattened_break_is_seen_where_there_is_none(text):
+    counts = Counter()
+    assert repair_text(text, vocabulary_of(["varia tional xy variational"]), counts) == text
+    assert not (counts[JOINED] or counts[HYPHENATED])
+
+
+def test_the_vocabulary_counts_words_and_compounds():
+    assert CORPUS["low-rank"] == 2 and CORPUS["lowrank"] == 1 and CORPUS["pretraining"] == 2
+    assert decide("low", "rank", CORPUS) == ("low-rank", HYPHENATED)
+    assert decide("low", "rank", {"lowrank": 3, "low-rank": 2}) == ("lowrank", JOINED)
+    assert decide("low", "rank", {"lowrank": 2, "low-rank": 2}) == ("low-rank", HYPHENATED)
+
+
+def test_every_repair_is_counted():
+    counts = Counter()
+    text = "A \ufb01ne condi-\ntional \\emph{bound}\r\nwith a varia- tional gap &amp; more"
+    assert repair_text(text, CORPUS, counts) == (
+        "A fine conditional bound with a variational gap & more"
+    )
+    assert counts == Counter({"line endings": 1, "ligatures": 1, "HTML entities": 1,
+                              "words joined at a line break": 1, "LaTeX formatting": 1,
+                              "whitespace": 1, JOINED: 1})  # fmt: skip

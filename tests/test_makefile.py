@@ -31,6 +31,7 @@ def test_each_stage_depends_on_its_module_and_the_ground_it_imports():
     assert "pipeline/scores.py" in _code("metrics") and "pipeline/scores.py" not in _code("compare")
     assert {f for f in _code("ingest") if f.startswith("pipeline/ingest/")} == {
         "pipeline/ingest/__init__.py",
+        "pipeline/ingest/hyphens.py",
         "pipeline/ingest/readers.py",
         "pipeline/ingest/repair.py",
         "pipeline/ingest/venues.py",
@@ -65,7 +66,7 @@ def _rerun(config: Path, *make_args: str) -> set[str]:
     return {STAGE_OF[Path(path).name].name for path in touched if Path(path).name in STAGE_OF}
 
 
-AFTER_CLUSTER = {"cluster", "label", "metrics", "compare", "render"}
+AFTER_CLUSTER = {"cluster", "label", "metrics", "compare", "csv", "render"}
 
 
 @pytest.mark.slow
@@ -75,13 +76,14 @@ AFTER_CLUSTER = {"cluster", "label", "metrics", "compare", "render"}
         ("pipeline/neighbours.py", AFTER_CLUSTER),  # the vote and the map's similar papers
         ("pipeline/centroids.py", AFTER_CLUSTER),
         ("pipeline/scores.py", {"metrics", "render"}),
-        ("pipeline/compare.py", {"compare", "render"}),
+        ("pipeline/compare.py", {"compare", "csv", "render"}),
         ("pipeline/render/templates/map.html", {"render"}),
         ("pipeline/render/assets/style.css", {"render"}),
         ("pipeline/ingest/repair.py", {"ingest", "embed"} | AFTER_CLUSTER),
         ("pipeline/cli.py", set()),
         ("pipeline/commands.py", set()),
-        ("pipeline/label/names.py", {"label", "metrics", "compare", "render"}),
+        ("pipeline/label/names.py", {"label", "metrics", "compare", "csv", "render"}),
+        ("pipeline/csv_tables.py", {"csv"}),
     ],
 )
 def test_changing_a_module_reruns_the_stages_that_import_it(

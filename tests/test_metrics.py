@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from pipeline import metrics
 from pipeline.metrics import build_metrics
 
 
@@ -109,3 +110,24 @@ def test_term_figures_are_kept_when_the_terms_basis_is_unchanged(tmp_path, monke
     tables.write_table(frames["topics"], paths["topics"], schemas.TOPICS, notes={"basis": "b2"})
     with pytest.raises(AssertionError, match="counted again"):
         metrics.run(paths["documents"], paths["clusters"], paths["topics"], paths["themes"], out)
+
+
+def test_theme_terms_are_scored_as_topic_terms_are():
+    themes = pd.DataFrame(
+        {
+            "theme": [0, 1, -1],
+            "label": ["a, b", "c, d", "Unassigned"],
+            "terms": [["a", "b"], ["c", "d", "a"], ["z"]],
+            "size": [2, 2, 1],
+            "topics": [[0], [1], [-1]],
+        }
+    )
+    doc_terms = [{"a", "b"}, {"a", "b"}, {"c"}, {"d"}]
+    figures = metrics.theme_figures(themes, doc_terms)
+    # a and b always meet (NPMI 1); c, d never, and a with neither (-1)
+    assert figures["theme_npmi_mean"] == pytest.approx((1.0 + -1.0) / 2)
+    assert figures["theme_diversity"] == pytest.approx(4 / 5)  # a is said twice
+    assert figures["theme_labels_unique"] is True
+    assert [t["theme"] for t in figures["npmi_by_theme"]] == [0, 1]  # -1 left out
+    assert figures["npmi_by_theme"][0] == {"theme": 0, "label": "a, b", "npmi": 1.0}
+    assert set(metrics.TERM_FIGURES) >= set(figures)  # kept with the topics' when unchanged

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from pipeline import progress
 from pipeline.centroids import topic_centroids, ward_groups, weighted_centroids
 from pipeline.config import ClusterConfig
 from pipeline.neighbours import nearest_neighbours
@@ -86,6 +87,8 @@ def _umap(
         random_state=random_state,
         low_memory=True,
         n_epochs=n_epochs,
+        n_jobs=1,  # seeded UMAP is single-threaded anyway; asking for more only warns
+        tqdm_kwds=progress.umap_kwds(f"UMAP {n_components}-D"),
     )
 
 
@@ -157,7 +160,8 @@ def hdbscan_topics(
         vectorizer_model=CountVectorizer(stop_words="english"),
         calculate_probabilities=False,
     )
-    topics, _ = model.fit_transform(texts, embeddings=vectors)
+    with progress.task("UMAP + HDBSCAN"):
+        topics, _ = model.fit_transform(texts, embeddings=vectors)
     # UMAP keeps its neighbour search (cosine, over the embeddings) from 4,096 papers up:
     # smooth_topics reuses it there, and searches exactly below
     knn = getattr(model.umap_model, "_knn_indices", None)
@@ -242,7 +246,7 @@ def smooth_topics(
     if not k or topics.max(initial=-1) < 0:
         return topics
     rows = np.repeat(np.arange(n), k)
-    for _ in range(rounds):
+    for _ in progress.bar(range(rounds), desc="neighbour vote rounds"):
         # UMAP marks neighbours of disconnected points -1: they do not vote
         votes = np.where(neighbours >= 0, topics[neighbours], -1).ravel()
         cast = votes >= 0
@@ -297,7 +301,7 @@ def settle_topics(
     how firmly they sit in it (core_weights), and each paper joins the topic whose centre is
     most similar, or none below `threshold`. The result is the rule a new paper is placed by
     (nearest centre), and the firm papers' centres move little from one seed to the next."""
-    for _ in range(rounds):
+    for _ in progress.bar(range(rounds), desc="border rounds"):
         ids, centres = weighted_centroids(vectors, topics, core_weights(topics, neighbours))
         if not len(ids):
             break

@@ -12,12 +12,12 @@ import dataclasses
 import hashlib
 import logging
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
 
-from pipeline import schemas, tables
+from pipeline import progress, schemas, tables
 from pipeline.config import IngestConfig
 from pipeline.errors import InputError
 from pipeline.ingest.readers import RawRecord, expand_inputs, is_missing, ledger_row, read_file
@@ -28,14 +28,16 @@ from pipeline.text import count_words
 log = logging.getLogger("pipeline.ingest")
 
 
-def _optional_text(value: object, vocabulary: Collection[str] | None = None) -> str | None:
+def _optional_text(
+    value: object, vocabulary: Mapping[str, int] | None = None, counts: Counter | None = None
+) -> str | None:
     """A field's text, or None; repaired like an abstract when a `vocabulary` is given."""
     if is_missing(value):
         return None
     if isinstance(value, float) and value.is_integer():  # ids in a column with gaps: 7.0 -> "7"
         value = int(value)
     if vocabulary is not None:
-        return repair_text(str(value), vocabulary) or None
+        return repair_text(str(value), vocabulary, counts) or None
     return normalise_space(UNPRINTABLE.sub(" ", str(value))) or None
 
 
@@ -104,7 +106,9 @@ def record_venues(records: list[RawRecord], config: IngestConfig) -> list[Venue]
     return venues
 
 
-def document_row(record: RawRecord, doc_id: str, abstract: str, venue: Venue, vocabulary) -> dict:
+def document_row(
+    record: RawRecord, doc_id: str, abstract: str, venue: Venue, vocabulary, counts=None
+) -> dict:
     """The documents row of a kept record; `venue` is what its venue string became."""
     return {
         "doc_id": doc_id,
@@ -112,7 +116,7 @@ def document_row(record: RawRecord, doc_id: str, abstract: str, venue: Venue, vo
         "conference": venue.venue,
         "track": venue.track,
         "year": _year(record.year) or venue.year or _date_year(record.date),
-        "title": _optional_text(record.title, vocabulary),
+        "title": _optional_text(record.title, vocabulary, counts),
         "abstract": abstract,
         "source": record.source,
         "source_id": _optional_text(record.source_id),
@@ -127,23 +131,32 @@ def track_problem(venue: Venue, config: IngestConfig) -> str | None:
     return f"track '{venue.track}' of {venue.venue} left out (ingest.tracks: main_only)"
 
 
+def corpus_vocabulary(records: list[RawRecord]) -> Counter[str]:
+    """The words (and compounds) the abstracts and titles use, counted, which decide words
+    hyphenated at a line break; empty when no text has such a break."""
+    texts = [t for r in records for t in (r.abstract, r.title) if isinstance(t, str)]
+    if not any("\n" in t or "\r" in t or "- " in t for t in texts):
+        return Counter()
+    return vocabulary_of(texts)
+
+
 def build_documents(
-    records: list[RawRecord], config: IngestConfig
+    records: list[RawRecord], config: IngestConfig, counts: Counter | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Clean records into (documents, rejected). Every record lands in exactly one of them.
 
-    Abstracts and titles are repaired (`repair_text`); a duplicate is the same repaired abstract,
-    ignoring case, within or across files: the first is kept and the others point to it.
+    Abstracts and titles are repaired (`repair_text`; `counts` gains each repair made); a
+    duplicate is the same repaired abstract, ignoring case, within or across files: the first
+    is kept and the others point to it.
     """
     kept: list[dict] = []
     rejected: list[dict] = []
     seen: dict[str, str] = {}
-    # hyphenated line breaks are decided by the words the whole corpus uses unbroken
-    texts = [r.abstract for r in records if isinstance(r.abstract, str)]
-    vocabulary = vocabulary_of(texts) if any("\n" in t or "\r" in t for t in texts) else set()
-    for record, venue in zip(records, record_venues(records, config), strict=True):
+    vocabulary = corpus_vocabulary(records)
+    pairs = zip(records, record_venues(records, config), strict=True)
+    for record, venue in progress.bar(pairs, desc="ingest: repairing", total=len(records)):
         raw = record.abstract
-        abstract = repair_text(raw, vocabulary) if isinstance(raw, str) else ""
+        abstract = repair_text(raw, vocabulary, counts) if isinstance(raw, str) else ""
         problem, duplicate_of = abstract_problem(raw, abstract, config), None
         problem = problem or track_problem(venue, config)
         doc_id = doc_id_for(abstract) if problem is None else None
@@ -153,10 +166,19 @@ def build_documents(
             rejected.append(ledger_row(record.source, record.file, problem, raw, duplicate_of))
             continue
         seen[doc_id] = record.source
-        kept.append(document_row(record, doc_id, abstract, venue, vocabulary))
+        kept.append(document_row(record, doc_id, abstract, venue, vocabulary, counts))
     documents = pd.DataFrame(kept, columns=schemas.DOCUMENTS.columns, dtype=object)
     documents["year"] = documents["year"].astype("Int32")
     return documents, pd.DataFrame(rejected, columns=schemas.REJECTED.columns, dtype=object)
+
+
+def repair_line(repairs: Counter) -> str:
+    """The ingest log's count of repairs: texts (abstracts and titles) each repair changed,
+    and flattened line-break hyphens by what became of them."""
+    if not repairs:
+        return "repairs: none needed"
+    parts = [f"{name} {n}" for name, n in sorted(repairs.items(), key=lambda i: (-i[1], i[0]))]
+    return "repairs (texts changed, or words): " + "; ".join(parts)
 
 
 def venue_lines(records: list[RawRecord], config: IngestConfig) -> list[str]:
@@ -219,13 +241,15 @@ def run(config: IngestConfig, inputs: list[str], documents: Path, rejected: Path
     """
     paths = expand_inputs(inputs)
     records, unreadable, n_read = read_inputs(paths, config)
-    papers, ledger = build_documents(records, config)
+    repairs: Counter[str] = Counter()
+    papers, ledger = build_documents(records, config, repairs)
     ledger = pd.concat(
         [pd.DataFrame(unreadable, columns=schemas.REJECTED.columns), ledger], ignore_index=True
     )
     for line in venue_lines(records, config):
         log.info("%s", line)
     log_counts(records, papers, ledger, n_read)
+    log.info("%s", repair_line(repairs))
     if papers.empty:
         raise InputError("no usable abstracts in the inputs (see the rejected records above)")
     if len(papers) < 10:

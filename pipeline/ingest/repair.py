@@ -1,18 +1,39 @@
 """Text repair for abstracts and titles as extracted from PDFs and exports: one clean line.
 
-Windows line endings, tabs, control characters and PDF ligatures are normalised, words
-hyphenated across a line break are joined (`condi-\\ntional` -> `conditional`, but
-`self-\\nsupervised` -> `self-supervised`), hard line breaks are unwrapped, and LaTeX formatting
-outside maths is dropped (`\\textit{x}` -> `x`, `\\footnote{...}` and `\\cite{...}` removed).
-Maths (`$...$`), HTML and everything else stay as written: the pages escape them.
+Windows line endings, tabs, control characters and PDF ligatures are normalised; mojibake
+(`Ã©` -> `é`) and HTML entities (`&amp;` -> `&`) are repaired by ftfy; words hyphenated across a
+line break are joined (`condi-\\ntional` -> `conditional`, but `self-\\nsupervised` ->
+`self-supervised`), hard line breaks are unwrapped, LaTeX formatting outside maths is dropped
+(`\\textit{x}` -> `x`, `\\footnote{...}` and `\\cite{...}` removed), and words a source broke at
+a line break and flattened (`varia- tional`) are joined where the word is known (`hyphens`).
+Maths (`$...$`), HTML tags and everything else stay as written: the pages escape them. Each
+repair that changed a text is counted (`repair_text(..., counts=)`) for the ingest log.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Collection, Iterable
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping
 
+import ftfy
+
+from pipeline.ingest.hyphens import join_flattened_breaks
+
+# ftfy's repairs of mojibake and HTML entities only: quotes, character widths (CJK
+# punctuation), ligatures, line breaks and control characters are left to the rules below.
+UNICODE_FIXES = ftfy.TextFixerConfig(
+    unescape_html=True,  # also beside a literal "<" (maths: "$a < b$ &amp; ...")
+    uncurl_quotes=False,
+    fix_character_width=False,
+    fix_latin_ligatures=False,
+    fix_line_breaks=False,
+    fix_surrogates=False,
+    remove_control_chars=False,
+    normalization=None,
+    explain=True,
+)
 # Control characters (not tab or newline) and lone surrogates (JSON "\ud800"), which Parquet
 # cannot store: each becomes a space.
 UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
@@ -44,15 +65,27 @@ LATEX_OLD_FORMAT = re.compile(r"\{\\(?:em|it|bf|tt|sc|rm|sf|sl)\s+([^{}]*)\}")
 LATEX_ESCAPED = re.compile(r"\\([%&_#])")
 
 
-def vocabulary_of(texts: Iterable[str]) -> set[str]:
-    """Every word and hyphenated compound in `texts`, lowercased (words split at a line break
-    are not among them)."""
-    vocabulary: set[str] = set()
+def vocabulary_of(texts: Iterable[str]) -> Counter[str]:
+    """How often each word and hyphenated compound occurs in `texts`, lowercased (words split
+    at a line break are not among them)."""
+    vocabulary: Counter[str] = Counter()
     for text in texts:
         text = text.lower().replace("\r\n", "\n").replace("\r", "\n")
         text = BROKEN_WORD.sub(" ", text) if "\n" in text else text
         vocabulary.update(WORD.findall(text))
     return vocabulary
+
+
+def fix_unicode(text: str, counts: Counter | None = None) -> str:
+    """Mojibake and HTML entities repaired by ftfy; `counts` gains "mojibake" and "HTML
+    entities" when the text had them. ASCII text without `&` has neither and is not looked at."""
+    if text.isascii() and "&" not in text:
+        return text
+    fixed, steps = ftfy.fix_and_explain(text, config=UNICODE_FIXES)
+    if counts is not None and fixed != text:
+        kinds = {"HTML entities" if s.parameter == "unescape_html" else "mojibake" for s in steps}
+        counts.update(kinds)
+    return fixed
 
 
 def join_broken_words(text: str, vocabulary: Collection[str] | None = None) -> str:
@@ -108,15 +141,32 @@ def strip_latex_formatting(text: str) -> str:
     return "".join(parts)
 
 
-def repair_text(text: str, vocabulary: Collection[str] | None = None) -> str:
+def repair_text(
+    text: str, vocabulary: Mapping[str, int] | None = None, counts: Counter | None = None
+) -> str:
     """Clean an abstract or title as extracted from a PDF or an export into one line of text.
 
     `vocabulary` (see `vocabulary_of`) decides hyphenated line breaks; by default, this text's.
+    `counts` gains one for each repair that changed the text (and per flattened break).
     """
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = re.sub("\u00ad[ \t]*\n[ \t]*", "", text).replace("\u00ad", "")  # soft hyphens
-    text = UNPRINTABLE.sub(" ", text.translate(LIGATURES))
-    return normalise_space(strip_latex_formatting(join_broken_words(text, vocabulary)))
+    counts = Counter() if counts is None else counts
+    known = vocabulary_of([text]) if vocabulary is None else vocabulary
+    steps = (
+        ("line endings", lambda t: t.replace("\r\n", "\n").replace("\r", "\n")),
+        ("soft hyphens", lambda t: re.sub("\u00ad[ \t]*\n[ \t]*", "", t).replace("\u00ad", "")),
+        ("mojibake or HTML entities", lambda t: fix_unicode(t, counts)),
+        ("ligatures", lambda t: t.translate(LIGATURES)),
+        ("control characters", lambda t: UNPRINTABLE.sub(" ", t)),
+        ("words joined at a line break", lambda t: join_broken_words(t, known)),
+        ("LaTeX formatting", strip_latex_formatting),
+        ("whitespace", normalise_space),
+    )
+    for name, step in steps:
+        repaired = step(text)
+        if repaired != text and name != "mojibake or HTML entities":  # counted by kind
+            counts[name] += 1
+        text = repaired
+    return join_flattened_breaks(text, known, counts)
 
 
 def normalise_space(text: str) -> str:

@@ -107,7 +107,7 @@ def theme_labels(
     if len(set(themes.values())) == len(themes):
         labels = {themes[t]: topic_labels[t] for t in themes}
         return labels, {themes.get(t, t): terms for t, terms in topic_terms.items()}
-    theme_terms = group_terms(texts, paper_themes, vectors, config, encoder)
+    theme_terms = group_terms(texts, paper_themes, vectors, config, encoder, name="themes")
     assigned = {h: v for h, v in theme_terms.items() if h >= 0}
     return unique_labels(assigned, config.label_words, "Theme"), theme_terms
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pipeline import progress
 from pipeline.config import LabelConfig
 from pipeline.text import term_analyzer, term_words
 
@@ -54,21 +55,22 @@ class CommonTerms:
     the topic's papers use, so its terms describe the topic rather than a few of its papers
     (and co-occur in its papers: NPMI coherence)."""
 
-    def __init__(self, min_share: float):
+    def __init__(self, min_share: float, name: str = "topics"):
         self.min_share = min_share
+        self.name = name  # what the groups are, for the progress bar
 
     def extract_topics(self, topic_model, documents, c_tf_idf, topics):
         analyzer = topic_model.vectorizer_model.build_analyzer()
         texts = documents.groupby("Topic")["Document"].agg(list)
         result = {}
-        for topic, pairs in topics.items():
+        for topic, pairs in progress.bar(topics.items(), desc=f"{self.name}: common terms"):
             score = {w: s for w, s in pairs if w}
             kept = distinct_terms(common_terms(list(score), texts[topic], analyzer, self.min_share))
             result[topic] = [(w, score[w]) for w in kept]
         return result
 
 
-def _refiners(config: LabelConfig, wanted: int, vectors: np.ndarray) -> list:
+def _refiners(config: LabelConfig, wanted: int, vectors: np.ndarray, name: str) -> list:
     """KeyBERTInspired, then MaximalMarginalRelevance, adapted to follow CommonTerms."""
     from bertopic.representation import KeyBERTInspired, MaximalMarginalRelevance
 
@@ -93,7 +95,7 @@ def _refiners(config: LabelConfig, wanted: int, vectors: np.ndarray) -> list:
 
         def extract_topics(self, topic_model, documents, c_tf_idf, topics):
             result = {}
-            for topic, pairs in topics.items():
+            for topic, pairs in progress.bar(topics.items(), desc=f"{name}: MMR"):
                 self.top_n_words = min(wanted, len(pairs))
                 single = {topic: pairs}
                 result.update(
@@ -115,21 +117,22 @@ def group_terms(
     vectors: np.ndarray | None,
     config: LabelConfig,
     encoder=None,
+    name: str = "topics",
 ) -> dict[int, list[str]]:
     """Best terms per group (a topic or theme id in `groups`), best first: the c-TF-IDF
     candidates that `min_term_share` of the group's papers use, then, given the embedding model
     (`encoder`), reranked by KeyBERTInspired and picked for variety by MaximalMarginalRelevance.
-    `vectors` are the texts' embeddings."""
+    `vectors` are the texts' embeddings; `name` says what the groups are (progress bars)."""
     from bertopic import BERTopic
     from bertopic.cluster import BaseCluster
     from bertopic.dimensionality import BaseDimensionalityReduction
     from bertopic.vectorizers import ClassTfidfTransformer
     from sklearn.feature_extraction.text import CountVectorizer
 
-    steps = [CommonTerms(config.min_term_share)]
+    steps = [CommonTerms(config.min_term_share, name)]
     wanted = config.n_terms
     if encoder is not None and config.representation == "keybert_mmr":
-        steps += _refiners(config, wanted, vectors)
+        steps += _refiners(config, wanted, vectors, name)
     else:
         encoder = None
     model = BERTopic(

@@ -1,0 +1,146 @@
+"""Stage csv: the build's tables as BERTopic users know them, and the ledger, as CSV.
+
+`topic_info.csv` has the columns of BERTopic's `get_topic_info()` (Topic, Count, Name,
+CustomName, Representation, Representative_Docs), then the topic's theme and its share of each
+venue's papers (`share_<venue>`, from compare's venue_topics.parquet); `document_info.csv` those
+of `get_document_info(docs)` (Document, Topic, Name, CustomName, Representation,
+Representative_Docs, Top_n_words, Representative_document), then doc_id, title, venue, year
+and url. Topic -1 is the unassigned papers, as in BERTopic; lists are written as BERTopic's
+DataFrames write them (`['a', 'b']`), so pandas code written against BERTopic reads both
+unchanged. `rejected.csv` is rejected.parquet, the ledger, for a spreadsheet.
+
+Nothing is computed here that another stage owns: terms, labels, themes and representative
+papers come from the label stage, venue shares from compare.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pandas as pd
+
+from pipeline import schemas, tables
+from pipeline.text import embedding_texts
+
+log = logging.getLogger("pipeline.csv")
+
+
+def bertopic_name(topic: int, terms: list[str]) -> str:
+    """BERTopic's default topic name: the id and the first four terms, joined by '_'."""
+    return f"{topic}_" + "_".join(terms[:4])
+
+
+def venue_shares(venue_topics: pd.DataFrame) -> pd.DataFrame:
+    """topic -> its share of each venue's papers (`share_<venue>` columns, venues sorted)."""
+    rows = venue_topics[venue_topics["level"] == "topic"]
+    shares = rows.pivot_table(index="id", columns="venue", values="share", aggfunc="first")
+    shares = shares.reindex(sorted(shares.columns), axis=1)
+    shares.columns = [schemas.VENUE_SHARE_PREFIX + str(v) for v in shares.columns]
+    shares.columns.name = None
+    return shares
+
+
+def topic_info(
+    documents: pd.DataFrame,
+    topics: pd.DataFrame,
+    themes: pd.DataFrame,
+    venue_topics: pd.DataFrame,
+) -> pd.DataFrame:
+    """Pure core: one row per topic (-1 first, as BERTopic sorts them) with BERTopic's
+    get_topic_info() columns, then ours."""
+    text_of = dict(zip(documents["doc_id"], embedding_texts(documents), strict=True))
+    theme_label = dict(zip(themes["theme"].astype(int), themes["label"], strict=True))
+    ordered = topics.sort_values("topic", ignore_index=True)
+    info = pd.DataFrame(
+        {
+            "Topic": ordered["topic"].astype(int),
+            "Count": ordered["size"].astype(int),
+            "Name": [
+                bertopic_name(int(t), list(w))
+                for t, w in zip(ordered["topic"], ordered["terms"], strict=True)
+            ],
+            "CustomName": ordered["label"],
+            "Representation": [list(terms) for terms in ordered["terms"]],
+            "Representative_Docs": [
+                [text_of[d] for d in docs] for docs in ordered["representative_docs"]
+            ],
+            "theme": ordered["theme"].astype(int),
+            "theme_label": [
+                theme_label.get(int(h), schemas.UNASSIGNED_LABEL) for h in ordered["theme"]
+            ],
+        }
+    )  # fmt: skip
+    shares = venue_shares(venue_topics).reindex(info["Topic"]).fillna(0.0)
+    return pd.concat([info, shares.reset_index(drop=True)], axis=1)
+
+
+def document_info(
+    documents: pd.DataFrame, clusters: pd.DataFrame, topics: pd.DataFrame
+) -> pd.DataFrame:
+    """Pure core: one row per paper (clusters' order, the order the model was fitted in) with
+    BERTopic's get_document_info() columns, then ours."""
+    merged = tables.join_papers(documents, clusters)
+    per_topic = topics.set_index(topics["topic"].astype(int))
+    text_of = dict(zip(documents["doc_id"], embedding_texts(documents), strict=True))
+    representative = {d for docs in topics["representative_docs"] for d in docs}
+    topic = merged["topic"].astype(int)
+    terms = topic.map(lambda t: list(per_topic.at[t, "terms"]) if t in per_topic.index else [])
+    return pd.DataFrame(
+        {
+            "Document": merged["doc_id"].map(text_of),
+            "Topic": topic,
+            "Name": [bertopic_name(t, w) for t, w in zip(topic, terms, strict=True)],
+            "CustomName": topic.map(per_topic["label"]).fillna(schemas.UNASSIGNED_LABEL),
+            "Representation": terms,
+            "Representative_Docs": topic.map(
+                lambda t: [text_of[d] for d in per_topic.at[t, "representative_docs"]]
+                if t in per_topic.index else []
+            ),
+            "Top_n_words": terms.map(" - ".join),
+            "Representative_document": merged["doc_id"].isin(representative),
+            "doc_id": merged["doc_id"],
+            "title": merged["title"],
+            "venue": merged["venue"],
+            "year": merged["year"].astype("Int32"),
+            "url": merged["url"],
+        }
+    )  # fmt: skip
+
+
+def run(
+    documents: Path,
+    rejected: Path,
+    clusters: Path,
+    topics: Path,
+    themes: Path,
+    venue_topics: Path,
+    topic_info: Path,
+    document_info: Path,
+    rejected_csv: Path,
+) -> None:
+    tables.stage_lineage(  # refuse tables from different builds
+        "csv", documents=documents, rejected=rejected, clusters=clusters, topics=topics,
+        themes=themes, venue_topics=venue_topics,
+    )  # fmt: skip
+    papers = tables.read_table(documents, schemas.DOCUMENTS)
+    topic_table = tables.read_table(topics, schemas.TOPICS)
+    by_topic = _topic_info(
+        papers,
+        topic_table,
+        tables.read_table(themes, schemas.THEMES),
+        tables.read_table(venue_topics, schemas.VENUE_TOPICS),
+    )
+    by_paper = _document_info(papers, tables.read_table(clusters, schemas.CLUSTERS), topic_table)
+    ledger = tables.read_table(rejected, schemas.REJECTED)
+    tables.write_csv(by_topic, topic_info, schemas.TOPIC_INFO, schemas.VENUE_SHARE_PREFIX)
+    tables.write_csv(by_paper, document_info, schemas.DOCUMENT_INFO)
+    tables.write_csv(ledger, rejected_csv, tuple(schemas.REJECTED.columns))
+    log.info(
+        "wrote %s (%d topics), %s (%d papers), %s (%d records)",
+        topic_info.name, len(by_topic), document_info.name, len(by_paper), rejected_csv.name,
+        len(ledger),
+    )  # fmt: skip
+
+
+_topic_info, _document_info = topic_info, document_info  # run's file arguments share the names
