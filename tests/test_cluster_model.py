@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from pipeline import schemas, tables
-from pipeline.cluster import cluster_documents, read_saved
+from pipeline.cluster import cluster_documents, read_saved, sample_settings
 from pipeline.cluster import model as models
 from pipeline.cluster.place import place
 from pipeline.cluster.sample import stratified_sample
@@ -165,6 +165,21 @@ def test_large_corpora_are_fitted_on_a_stratified_sample_and_the_rest_assigned()
 
     assert adjusted_rand_score(truth, topics) > 0.95
     assert (topics[assigned] >= 0).mean() > 0.95
+
+
+@pytest.mark.parametrize(
+    ("n_corpus", "sizes"),
+    [(100_000, (40, 20)), (1_000_000, (28, 14))],
+)
+def test_a_sample_is_fitted_with_sizes_scaled_by_the_root_of_its_share(n_corpus, sizes):
+    """Auto sizes of the whole corpus (1M papers: 126 / 63) times sqrt(50,000 / n): a million
+    papers fitted on 50,000 get clusters of 28, not the 6 that the share itself would give."""
+    config = ClusterConfig()
+    scaled = sample_settings(config, 50_000, n_corpus)
+    assert (scaled.min_cluster_size, scaled.min_samples) == sizes
+    fixed = sample_settings(config.model_copy(update={"min_cluster_size": 100}), 25_000, 100_000)
+    assert fixed.min_cluster_size == 50
+    assert sample_settings(config, 50_000, 50_000) is config
 
 
 def test_the_sample_is_stratified_and_the_same_for_the_same_papers():

@@ -62,16 +62,19 @@ def _frame(doc_ids, topics, coords, raw_outlier, placed: str, similarity) -> pd.
 
 def sample_settings(config: ClusterConfig, n_sample: int, n_corpus: int) -> ClusterConfig:
     """The settings a sample of `n_sample` of `n_corpus` papers is fitted with: HDBSCAN's sizes
-    scaled by the sample's share, so that a topic is as large a part of the sample as the
-    whole corpus's fit would make it of the corpus, and the sample finds the same topics."""
+    those of the whole corpus scaled by the square root of the sample's share. Scaled by the
+    share itself, a topic would be as large a part of the sample as of the corpus, but a
+    million papers fitted on 50,000 then give HDBSCAN clusters of 6 papers and 4,507 topics
+    (measured); the square root keeps topics scannable (100k papers: sizes 40, 1M: 28) while
+    the count still grows with the corpus."""
     if n_sample >= n_corpus:
         return config
     full = resolve_params(n_corpus, config)
-    share = n_sample / n_corpus
+    scale = (n_sample / n_corpus) ** 0.5
     return config.model_copy(
         update={
-            "min_cluster_size": max(3, round(full.min_cluster_size * share)),
-            "min_samples": max(1, round(full.min_samples * share)),
+            "min_cluster_size": max(3, round(full.min_cluster_size * scale)),
+            "min_samples": max(1, round(full.min_samples * scale)),
         }
     )
 
