@@ -113,7 +113,7 @@ def write_table(
 
 
 def write_csv(
-    frame: pd.DataFrame, path: str | Path, columns: tuple[str, ...], more_prefix: str = ""
+    frame: pd.DataFrame, path: str | Path, columns: tuple[str, ...], more_prefix: str | None = None
 ) -> None:
     """Write `frame` atomically as CSV (UTF-8, no index; lists as Python writes them): its
     columns are `columns`, then (with `more_prefix`) any number whose names start with it."""
@@ -121,7 +121,7 @@ def write_csv(
     names = list(frame.columns)
     more = names[len(columns) :]
     if names[: len(columns)] != list(columns) or any(
-        not (more_prefix and str(name).startswith(more_prefix)) for name in more
+        more_prefix is None or not str(name).startswith(more_prefix) for name in more
     ):
         raise PipelineError(f"{path}: columns {names}, expected {list(columns)}")
     atomic_write(path, lambda tmp: frame.to_csv(tmp, index=False, encoding="utf-8"))

@@ -13,6 +13,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from fakes import documents_frame
 
 from pipeline import schemas, tables
 from pipeline.config import ClusterConfig
@@ -135,3 +136,92 @@ def test_written_tables_hold_no_pandas_index_and_errors_name_the_file(tmp_path):
     assert pq.read_schema(path).names == schemas.CLUSTERS.columns
     with pytest.raises(PipelineError, match=r"c\.parquet: cannot write clusters table \("):
         tables.write_table(frame.assign(topic=["not a number"]), path, schemas.CLUSTERS)
+
+
+# ---------------------------------------------------------------- CSV tables and notes
+
+DOCS = documents_frame(["A title", None], ["first abstract text", "second abstract"])
+
+
+def test_write_csv_writes_the_columns_then_the_prefixed_ones_as_utf8(tmp_path):
+    frame = pd.DataFrame(
+        {"Topic": [-1, 0], "Name": ["café", "b"], "Representation": [["x", "y"], []]}
+    )
+    frame["share_ICML"] = [0.5, 0.25]
+    path = tmp_path / "deeper" / "t.csv"
+    tables.write_csv(frame, path, ("Topic", "Name", "Representation"), more_prefix="share_")
+    assert (
+        path.read_bytes()
+        == (
+            "Topic,Name,Representation,share_ICML\n-1,café,\"['x', 'y']\",0.5\n0,b,[],0.25\n"
+        ).encode()
+    )
+    assert os.listdir(path.parent) == ["t.csv"]  # atomic: no temporary file left
+    tables.write_csv(frame.iloc[:, :3], path, ("Topic", "Name", "Representation"))
+    assert path.read_text(encoding="utf-8").splitlines()[0] == "Topic,Name,Representation"
+
+
+@pytest.mark.parametrize(
+    ("columns", "prefix"),
+    [
+        (["Name", "Topic"], None),  # the expected columns in another order
+        (["Topic"], None),  # one missing
+        (["Topic", "Name", "share_ICML"], None),  # more columns, but no prefix allowed
+        (["Topic", "Name", "venue"], "share_"),  # more columns without the prefix
+    ],
+)
+def test_write_csv_refuses_other_columns_naming_the_file_and_both_lists(tmp_path, columns, prefix):
+    frame = pd.DataFrame({name: [1] for name in columns})
+    path = tmp_path / "t.csv"
+    path.write_text("previous", encoding="utf-8")
+    expected = f"{path}: columns {columns}, expected ['Topic', 'Name']"
+    with pytest.raises(PipelineError) as caught:
+        tables.write_csv(frame, path, ("Topic", "Name"), more_prefix=prefix)
+    assert str(caught.value) == expected
+    assert path.read_text(encoding="utf-8") == "previous"
+
+
+def test_notes_round_trip_as_sorted_json_beside_lineage_and_pandas_metadata(tmp_path):
+    lineage = tables.make_lineage("params", {"b.txt": "2" * 64, "a.txt": "1" * 64})
+    path = tmp_path / "d.parquet"
+    notes = {"z_last": "1", "a_first": "two"}
+    tables.write_table(DOCS, path, schemas.DOCUMENTS, lineage, notes=notes)
+    assert tables.read_notes(path) == notes
+    metadata = pq.read_schema(path).metadata
+    assert metadata[tables.NOTES_KEY] == b'{"a_first": "two", "z_last": "1"}'
+    assert metadata[tables.LINEAGE_KEY] == json.dumps(
+        {"fingerprint": lineage.fingerprint, "inputs": lineage.inputs}, sort_keys=True
+    ).encode("utf-8")
+    assert b"pandas" in metadata  # what pyarrow records is kept
+    tables.write_table(DOCS, path, schemas.DOCUMENTS, notes={})
+    assert set(pq.read_schema(path).metadata) == {b"pandas"}  # no lineage, no empty notes
+    assert tables.read_notes(path) == {}
+    tables.write_embeddings(["p1"], np.ones((1, 2)), path, notes={"encoder": "e"})
+    assert tables.read_notes(path) == {"encoder": "e"}
+
+
+@pytest.mark.parametrize(
+    ("stored", "expected"),
+    [(b'["a list"]', {}), (b'{"k": "v"}', {"k": "v"}), (None, {})],
+)
+def test_read_notes_takes_only_a_json_object(tmp_path, stored, expected):
+    path = tmp_path / "n.parquet"
+    table = pa.table({"a": [1]})
+    if stored is not None:
+        table = table.replace_schema_metadata({tables.NOTES_KEY: stored})
+    pq.write_table(table, path)
+    assert tables.read_notes(path) == expected
+
+
+def test_read_notes_errors_name_the_file_and_the_table(tmp_path):
+    path = tmp_path / "n.parquet"
+    with pytest.raises(PipelineError) as caught:
+        tables.read_notes(path, "clusters")
+    assert str(caught.value) == f"{path}: clusters table not found (run the earlier stage first)"
+    with pytest.raises(PipelineError, match=r"n\.parquet: input table not found"):
+        tables.read_notes(path)
+    table = pa.table({"a": [1]}).replace_schema_metadata({tables.NOTES_KEY: b"{not json"})
+    pq.write_table(table, path)
+    with pytest.raises(PipelineError) as caught:
+        tables.read_notes(path)
+    assert str(caught.value) == f"{path}: unreadable notes in the file's metadata: rerun make"

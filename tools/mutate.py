@@ -46,7 +46,10 @@ MODULES = {
             "tests/test_bad_input.py",
         ],
     ),
-    "tables": ("pipeline/tables.py", ["tests/test_tables.py", "tests/test_tables_io.py"]),
+    "tables": (
+        "pipeline/tables.py",
+        ["tests/test_tables.py", "tests/test_tables_io.py", "tests/test_csv_tables.py"],
+    ),
     "compare": ("pipeline/compare.py", ["tests/test_compare.py"]),
     "scores": ("pipeline/scores.py", ["tests/test_scores.py", "tests/test_metrics.py"]),
     "config": ("pipeline/config.py", ["tests/test_config.py"]),
