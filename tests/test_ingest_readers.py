@@ -360,3 +360,19 @@ def test_expand_inputs_errors_name_the_input(tmp_path, pattern, expected):
     with pytest.raises(InputError) as info:
         readers.expand_inputs([full])
     assert str(info.value) == f"{full}: {expected}"
+
+
+def test_every_optional_column_reaches_the_record():
+    frame = pd.DataFrame(
+        {
+            "Abstract": [A1], "TITLE": ["T"], "venue": ["ICML 2023"], "year": [2023],
+            "id": ["x1"], "url": ["https://e.org/1"], "track": ["Oral"], "date": ["2023-07-01"],
+        }
+    )  # fmt: skip
+    (record,) = readers.records_from_frame(frame, "t.csv", "row")
+    assert (record.source, record.abstract, record.title, record.venue, record.year) == (
+        "t.csv:row 1", A1, "T", "ICML 2023", 2023,
+    )  # fmt: skip
+    assert (record.source_id, record.url, record.track, record.date, record.file) == (
+        "x1", "https://e.org/1", "Oral", "2023-07-01", "t.csv",
+    )  # fmt: skip

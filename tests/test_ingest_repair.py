@@ -7,7 +7,13 @@ from collections import Counter
 import pytest
 
 from pipeline.ingest.hyphens import HYPHENATED, JOINED, LEFT, SUSPENDED, decide
-from pipeline.ingest.repair import normalise_space, repair_text, vocabulary_of
+from pipeline.ingest.repair import (
+    fix_unicode,
+    join_broken_words,
+    normalise_space,
+    repair_text,
+    vocabulary_of,
+)
 
 # ---------------------------------------------------------------- pure core: helpers
 
@@ -211,3 +217,39 @@ def test_every_repair_is_counted():
     assert counts == Counter({"line endings": 1, "ligatures": 1, "HTML entities": 1,
                               "words joined at a line break": 1, "LaTeX formatting": 1,
                               "whitespace": 1, JOINED: 1})  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "kinds"),
+    [
+        ("condi-\r\ntional", "conditional", {"line endings", "words joined at a line break"}),
+        ("condi-\rtional", "conditional", {"line endings", "words joined at a line break"}),
+        ("x\ry", "x y", {"line endings", "whitespace"}),
+        ("a\u00adb", "ab", {"soft hyphens"}),
+        ("a\x07b", "a b", {"control characters"}),
+    ],
+)
+def test_each_repair_is_counted_under_its_own_name(text, expected, kinds):
+    counts = Counter()
+    assert repair_text(text, counts=counts) == expected
+    assert counts == Counter(dict.fromkeys(kinds, 1))
+
+
+def test_counts_add_up_over_texts_and_the_default_vocabulary_is_the_texts_own():
+    counts = Counter()
+    for _ in range(3):
+        repair_text("a\u00adb", counts=counts)
+    assert counts == Counter({"soft hyphens": 3})
+    # no vocabulary given: this text's own words decide ("properties" occurs unbroken)
+    assert repair_text("proper-\nties, as in properties") == "properties, as in properties"
+    assert join_broken_words("proper-\nties, as in properties") == "properties, as in properties"
+    assert (
+        join_broken_words("finite-\nsample of a finite sample")
+        == "finite-sample of a finite sample"
+    )
+
+
+def test_fix_unicode_repairs_without_counts_and_counts_only_what_it_changed():
+    assert fix_unicode("caf&eacute; &amp; more") == "café & more"
+    counts = Counter()
+    assert fix_unicode("café stays", counts) == "café stays" and counts == Counter()

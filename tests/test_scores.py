@@ -138,3 +138,13 @@ def test_npmi_mean_is_the_mean_over_every_scored_topic():
     assert len(set(scores)) == 3  # three different scores: first, best and mean all differ
     assert figures["npmi_mean"] == pytest.approx(sum(scores) / 3)
     assert [row["npmi"] for row in figures["npmi_by_topic"]] == pytest.approx(scores)
+
+
+def test_quality_figures_take_the_raw_outliers_from_hdbscan():
+    topics = np.array([0, 0, 1, 1, -1])
+    raw = np.array([True, True, False, False, True])  # three left out by HDBSCAN, two placed
+    figures = quality_figures(topics, raw, {0: ["a"], 1: ["b"]}, {0: "a", 1: "b"}, [{"a"}], set())
+    assert figures["outlier_share_raw"] == pytest.approx(0.6)
+    assert figures["outlier_share_final"] == pytest.approx(0.2)
+    same = quality_figures(topics, None, {0: ["a"], 1: ["b"]}, {0: "a", 1: "b"}, [{"a"}], set())
+    assert same["outlier_share_raw"] == pytest.approx(0.2)
