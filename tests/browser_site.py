@@ -172,6 +172,7 @@ def _hostile_tables() -> dict:
             "topic": np.array([0, 1], dtype=np.int32),
             "label": [HOSTILE_LABEL, "graph"],
             "terms": [["parsing", "untrusted"], ["message passing", "graph"]],
+            "term_weights": [[0.4, 0.2], [0.3, 0.1]],
             "size": np.array([2, 2], dtype=np.int32),
             "theme": np.array([0, 0], dtype=np.int32),
             "representative_docs": [["h0", "h1"], ["h2", "h3"]],
