@@ -134,4 +134,4 @@ def test_the_preview_is_an_inline_svg_linking_to_the_map():
                      index, flags=re.S)  # fmt: skip
     assert link, "the preview is a link to the map"
     assert 'role="img"' in link.group(1) and "<title" in link.group(1)
-    assert link.group(1).count("<circle") == 5
+    assert link.group(1).count("<circle") == 5 and link.group(1).count('r="2.6"') == 5

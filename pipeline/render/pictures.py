@@ -30,7 +30,8 @@ def _scaled(values: np.ndarray, low: float, high: float, flip: bool = False) -> 
 
 
 def map_preview(frame: pd.DataFrame, limit: int = PREVIEW_POINTS) -> dict:
-    """The preview's viewBox and its points grouped by colour: {"width", "height", "shown",
+    """The preview's viewBox, point radius and its points grouped by colour: {"width", "height",
+    "radius", "shown",
     "papers", "groups": [{"colour", "points": [(x, y), ...]}]}, unassigned papers first (drawn
     beneath), then topics in order. The map's aspect is kept; y grows upwards as on the map."""
     width, height = PREVIEW_SIZE
@@ -51,6 +52,7 @@ def map_preview(frame: pd.DataFrame, limit: int = PREVIEW_POINTS) -> dict:
     return {
         "width": width,
         "height": height,
+        "radius": 2.6 if len(rows) <= 500 else 1.6,  # few points drawn larger
         "shown": len(rows),
         "papers": len(frame),
         "groups": groups,
