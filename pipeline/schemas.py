@@ -95,6 +95,7 @@ TOPICS = Schema(
         _f("topic", pa.int32()),
         _f("label", pa.string()),
         _f("terms", pa.list_(pa.string())),  # best first
+        _f("term_weights", pa.list_(pa.float64())),  # each term's c-TF-IDF weight in the topic
         _f("size", pa.int32()),
         _f("theme", pa.int32()),  # -1 for the unassigned papers
         _f("representative_docs", pa.list_(pa.string())),  # doc_ids, most central first

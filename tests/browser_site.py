@@ -172,6 +172,7 @@ def _hostile_tables() -> dict:
             "topic": np.array([0, 1], dtype=np.int32),
             "label": [HOSTILE_LABEL, "graph"],
             "terms": [["parsing", "untrusted"], ["message passing", "graph"]],
+            "term_weights": [[0.4, 0.2], [0.3, 0.1]],
             "size": np.array([2, 2], dtype=np.int32),
             "theme": np.array([0, 0], dtype=np.int32),
             "representative_docs": [["h0", "h1"], ["h2", "h3"]],
@@ -207,3 +208,24 @@ PLOTLY_TEXT = """(id) => [...document.querySelectorAll(
 
 def pwned(page) -> bool:
     return page.evaluate("typeof window.__pwned") != "undefined"
+
+
+# axe-core 4.14.1 from the npm registry (`npm pack axe-core@4.14.1`), vendored with its licence
+AXE_JS = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"
+AXE_RUN = """async () => (await axe.run(document, {resultTypes: ["violations"], preload: false}))
+    .violations.map(v => ({
+        id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(" ")),
+    }))"""
+
+
+def axe_violations(page) -> list[dict]:
+    """axe-core's violations on the page as it stands: [{id, impact, nodes}]. The script is
+    injected as text and told not to fetch the stylesheets (preload), so it makes no request
+    the offline pages would refuse."""
+    if page.evaluate("typeof window.axe") == "undefined":
+        page.add_script_tag(content=AXE_JS.read_text(encoding="utf-8"))
+    return page.evaluate(AXE_RUN)
+
+
+def serious(violations: list[dict]) -> list[dict]:
+    return [v for v in violations if v["impact"] in ("serious", "critical")]

@@ -65,6 +65,7 @@ def tiny_tables(titles=None, abstracts=None, venues=None, grouped=False) -> dict
             "topic": np.array([-1, 0, 1], dtype=np.int32),
             "label": ["Unassigned", "optimal transport, wasserstein", "graph, message passing"],
             "terms": [["noise"], ["optimal transport", "wasserstein"], ["graph", "message"]],
+            "term_weights": [[0.05], [0.31, 0.12], [0.2, 0.18]],
             "size": np.array([1, 2, 2], dtype=np.int32),
             "theme": np.array([-1, 0, 0 if grouped else 1], dtype=np.int32),
             "representative_docs": [[], ["p2", "p3"], ["p1", "p4"]],

@@ -100,6 +100,7 @@ def _topic_tables(rng, vocabulary, clusters: pd.DataFrame, n_themes: int):
                 "topic": t,
                 "label": schemas.UNASSIGNED_LABEL if t < 0 else ", ".join(terms[:3]),
                 "terms": terms,
+                "term_weights": [round(0.2 / (k + 1), 4) for k in range(len(terms))],
                 "size": int(sizes[t]),
                 "theme": theme_of[t],
                 "representative_docs": members[:3],

@@ -122,6 +122,9 @@ def test_hostile_text_never_runs_in_the_report(tmp_path: Path, open_offline):
     topic_chart = page.evaluate(PLOTLY_TEXT, "venue-chart")
     assert HOSTILE_VENUE in topic_chart and HOSTILE_LABEL in topic_chart, topic_chart
     assert HOSTILE_THEME in page.evaluate(PLOTLY_TEXT, "theme-chart")
+    treemap = " ".join(page.evaluate("[...document.querySelectorAll('#treemap text')]"
+                                     ".map(n => n.textContent)"))  # fmt: skip
+    assert all(text in treemap for text in (HOSTILE_LABEL, HOSTILE_THEME, HOSTILE_VENUE)), treemap
     hovers = page.evaluate(
         """() => {
             const gd = document.getElementById('venue-chart');
@@ -138,3 +141,24 @@ def test_hostile_text_never_runs_in_the_report(tmp_path: Path, open_offline):
     assert page.evaluate("document.querySelectorAll('img, i, b').length") == 0
     assert state.errors == [] and state.blocked == []
     assert local_files(state) == REPORT_FILES
+
+
+def test_report_works_without_javascript(tmp_path: Path, browser):
+    """With JavaScript off the tables, the map preview and the term bars still show; the
+    treemap's place says it needs JavaScript."""
+    render_site(tmp_path, corpus(300))
+    context = browser.new_context(
+        java_script_enabled=False, viewport={"width": 1400, "height": 800}
+    )
+    try:
+        page = context.new_page()
+        page.goto((tmp_path / "index.html").as_uri())
+        assert page.locator("#topics tbody tr").count() > 5
+        assert page.locator("#map-preview svg circle").count() == 300
+        assert page.locator("#map-preview").is_visible()
+        page.click("#topics tbody tr:first-child details summary")
+        assert page.locator("#topics tbody tr:first-child .term-bars li").first.is_visible()
+        assert "needs JavaScript" in page.inner_text("#treemap-section")
+        assert page.locator("#treemap .main-svg").count() == 0  # nothing drawn
+    finally:
+        context.close()

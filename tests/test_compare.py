@@ -138,7 +138,9 @@ def _write_build(folder: Path, venues: list[str]) -> dict[str, Path]:
         x=np.float32(0), y=np.float32(0), raw_outlier=False, placed="fit", similarity=np.float32(1)
     )
     topics = topics.assign(
-        terms=[["a"]] * 3, size=[(clusters["topic"] == t).sum() for t in (-1, 0, 1)]
+        terms=[["a"]] * 3,
+        term_weights=[[0.1]] * 3,
+        size=[(clusters["topic"] == t).sum() for t in (-1, 0, 1)],
     )
     topics["representative_docs"] = [[]] * 3
     themes = themes.assign(terms=[["a"], ["b"]], size=[topics["size"][1:].sum(), topics["size"][0]])

@@ -50,6 +50,7 @@ def _frames() -> dict[str, pd.DataFrame]:
             "topic": np.array([0, 1, -1], dtype=np.int32),  # as written: -1 last
             "label": ["optimal transport", "graph, message passing", "Unassigned"],
             "terms": [["optimal transport", "wasserstein"], ["graph", "message passing"], []],
+            "term_weights": [[0.3, 0.2], [0.25, 0.1], []],
             "size": np.array([2, 2, 1], dtype=np.int32),
             "theme": np.array([0, 0, -1], dtype=np.int32),
             "representative_docs": [["p1"], ["p2", "p3"], []],

@@ -73,6 +73,9 @@ def test_bundled_corpus_gives_several_labelled_topics(bundled_build: Path):
     assert (clusters["topic"] == -1).mean() < 0.25
     for terms in assigned["terms"]:
         assert len(terms) >= 3 and "the" not in terms
+    # with the real model's KeyBERT + MMR reranking, each term keeps its c-TF-IDF weight
+    for terms, weights in zip(assigned["terms"], assigned["term_weights"], strict=True):
+        assert len(weights) == len(terms) and all(w > 0 for w in weights)
 
 
 def test_second_make_is_a_no_op(bundled_build: Path):

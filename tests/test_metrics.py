@@ -39,6 +39,7 @@ def _tiny_build() -> dict:
             "topic": [-1, 0, 1],
             "label": ["Unassigned", "optimal transport, sinkhorn", "graph neural networks"],
             "terms": [["quantum"], ["optimal transport", "sinkhorn"], ["graph neural networks"]],
+            "term_weights": [[0.1], [0.3, 0.2], [0.4]],
             "size": [1, 2, 1],
             "theme": [-1, 0, 0],
             "representative_docs": [[], ["d0"], ["d2"]],

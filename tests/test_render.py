@@ -56,7 +56,7 @@ def test_pages_load_only_files_from_their_folder():
 def test_charts_travel_as_figure_data_for_report_js():
     frames = tiny_tables(grouped=True)
     figures = island(rendered(frames)["index.html"], "chart-data")
-    assert [f["id"] for f in figures] == ["theme-chart", "venue-chart"]
+    assert [f["id"] for f in figures] == ["theme-chart", "venue-chart", "treemap"]
     topic_chart = figures[1]["figure"]
     venues = [t for t in topic_chart["data"] if t.get("name") in ("ICLR", "ICML")]
     assert [len(t["x"]) for t in venues] == [2, 2]  # a dot per assigned topic and venue

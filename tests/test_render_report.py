@@ -3,6 +3,8 @@ theme level, the quality figures and the representative papers."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 from render_frames import island, rendered, tiny_tables
@@ -38,9 +40,12 @@ def test_report_reads_counts_shares_totals_and_flags_from_venue_topics():
     venue_topics["z_threshold"] = 2.5
     index = rendered(frames)["index.html"]
     assert '<td class="num" data-sort="0.875000">87.5%<span class="note"> (7)</span>' in index
-    assert 'title="significantly over-represented at ICLR (z = +3.2)">▲</span>' in index
-    assert 'class="mark under"' in index
-    assert "|z| ≥ 2.5 in venue_topics.parquet" in index
+    assert (
+        'title="significantly over-represented at ICLR (z = +3.2)"><span aria-hidden="true">▲'
+        '</span><span class="visually-hidden"> significantly over-represented at ICLR</span>'
+    ) in index  # the mark says in text what it means, not only in its title
+    assert 'class="mark under" title=' in index
+    assert "|z| ≥ 2.5, the weighted log-odds of venue_topics.parquet" in index
     assert "(ICLR 8, ICML 3)" in index  # each venue's papers, as venue_topics counts them
     assert '<td>ICLR</td><td class="years">2025</td><td class="num">8</td>' in index
     figure = island(index, "chart-data")[0]["figure"]
@@ -57,7 +62,7 @@ def test_unflagged_cells_carry_no_marks():
     frames = tiny_tables()
     frames["venue_topics"]["flag"] = "none"
     index = rendered(frames)["index.html"]
-    assert "mark over" not in index and "mark under" not in index
+    assert 'class="mark over" title=' not in index and 'class="mark under" title=' not in index
     figure = island(index, "chart-data")[0]["figure"]
     assert "significant difference" not in [t.get("name") for t in figure["data"]]
 
@@ -129,3 +134,14 @@ def test_representative_papers_come_from_the_topics_table():
     index = rendered(frames)["index.html"]
     assert 'href="map.html#paper=p2"' in index and "<li>not an id</li>" in index
     assert 'href="map.html#paper=p4"' not in index
+
+
+def test_the_marks_are_explained_in_visible_text_beside_each_table():
+    index = rendered(tiny_tables(grouped=True))["index.html"]
+    legends = re.findall(r'<p class="legend">(.*?)</p>', index, flags=re.S)
+    assert len(legends) == 3  # the comparison, the themes and the topics
+    text = re.sub(r"<[^>]+>", "", legends[0])
+    assert "▲ significantly over-represented and ▼ significantly under-represented" in text
+    assert "|z| ≥ 1.96" in text
+    one_venue = rendered(tiny_tables(venues=["ICML"] * 5))["index.html"]
+    assert "no differences are marked" in one_venue and "▲ significantly" not in one_venue

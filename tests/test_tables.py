@@ -40,6 +40,7 @@ def _topics(**extra) -> pd.DataFrame:
             "topic": [-1, 0],
             "label": ["Unassigned", "graphs / sparse"],
             "terms": [["a", "b"], ["graphs", "sparse"]],
+            "term_weights": [[0.2, 0.1], [0.3, 0.05]],
             "size": [3, 5],
             "theme": [-1, 0],
             "representative_docs": [[], ["p2", "p1"]],

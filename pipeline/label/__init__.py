@@ -107,7 +107,8 @@ def theme_labels(
     if len(set(themes.values())) == len(themes):
         labels = {themes[t]: topic_labels[t] for t in themes}
         return labels, {themes.get(t, t): terms for t, terms in topic_terms.items()}
-    theme_terms = group_terms(texts, paper_themes, vectors, config, encoder, name="themes")
+    weighted = group_terms(texts, paper_themes, vectors, config, encoder, name="themes")
+    theme_terms = {h: [term for term, _ in pairs] for h, pairs in weighted.items()}
     assigned = {h: v for h, v in theme_terms.items() if h >= 0}
     return unique_labels(assigned, config.label_words, "Theme"), theme_terms
 
@@ -147,8 +148,9 @@ def sized(
     sizes = pd.Series(topics).value_counts()
     if schemas.UNASSIGNED in sizes.index:
         nothing = {"label": UNASSIGNED_LABEL, "terms": [], "size": 0}
+        unassigned = {"topic": -1, **nothing, "term_weights": [], "theme": -1}
         topic_table = _with_unassigned(
-            topic_table, "topic", {"topic": -1, **nothing, "theme": -1, "representative_docs": []}
+            topic_table, "topic", {**unassigned, "representative_docs": []}
         )
         theme_table = _with_unassigned(
             theme_table, "theme", {"theme": -1, **nothing, "topics": [-1]}
@@ -203,7 +205,8 @@ def label_topics(
     texts = term_texts(merged)
     encoder = encoder if config.representation == "keybert_mmr" else None
 
-    terms = group_terms(texts, topics, vectors, config, encoder)
+    weighted = group_terms(texts, topics, vectors, config, encoder)
+    terms = {t: [term for term, _ in pairs] for t, pairs in weighted.items()}
     labels = unique_labels({t: v for t, v in terms.items() if t >= 0}, config.label_words, "Topic")
     themes = assign_themes(vectors, topics, config)
     paper_themes = np.array([themes.get(int(t), -1) for t in topics])
@@ -219,6 +222,7 @@ def label_topics(
                 "topic": topic,
                 "label": labels.get(topic, UNASSIGNED_LABEL),
                 "terms": terms[topic],
+                "term_weights": [weight for _, weight in weighted[topic]],
                 "size": 0,
                 "theme": themes.get(topic, schemas.UNASSIGNED),
                 "representative_docs": representatives.get(topic, []),

@@ -118,11 +118,12 @@ def group_terms(
     config: LabelConfig,
     encoder=None,
     name: str = "topics",
-) -> dict[int, list[str]]:
-    """Best terms per group (a topic or theme id in `groups`), best first: the c-TF-IDF
-    candidates that `min_term_share` of the group's papers use, then, given the embedding model
-    (`encoder`), reranked by KeyBERTInspired and picked for variety by MaximalMarginalRelevance.
-    `vectors` are the texts' embeddings; `name` says what the groups are (progress bars)."""
+) -> dict[int, list[tuple[str, float]]]:
+    """Best terms per group (a topic or theme id in `groups`), best first, each with its
+    c-TF-IDF weight in the group: the c-TF-IDF candidates that `min_term_share` of the group's
+    papers use, then, given the embedding model (`encoder`), reranked by KeyBERTInspired and
+    picked for variety by MaximalMarginalRelevance (the order is theirs, the weight
+    c-TF-IDF's). `vectors` are the texts' embeddings; `name` says what the groups are."""
     from bertopic import BERTopic
     from bertopic.cluster import BaseCluster
     from bertopic.dimensionality import BaseDimensionalityReduction
@@ -155,7 +156,11 @@ def group_terms(
         return {group: [] for group in ids}
     current = model.topic_mapper_.get_mappings(original_topics=True)
     words = model.get_topics()
-    return {
-        group: distinct_terms([w for w, _ in words.get(current[group], []) if w])[: config.n_terms]
-        for group in ids
-    }
+    row_of = {t: i for i, t in enumerate(sorted(words))}  # c_tf_idf_'s rows: topics in order
+    weights, vocabulary = model.c_tf_idf_.tocsr(), model.vectorizer_model.vocabulary_
+    found = {}
+    for group in ids:
+        terms = distinct_terms([w for w, _ in words.get(current[group], []) if w])
+        row = row_of[current[group]]
+        found[group] = [(t, float(weights[row, vocabulary[t]])) for t in terms[: config.n_terms]]
+    return found

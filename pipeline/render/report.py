@@ -10,6 +10,7 @@ import pandas as pd
 
 from pipeline.render import charts
 from pipeline.render.colours import topic_colour
+from pipeline.render.pictures import map_preview, term_bars
 from pipeline.render.shaping import (
     Summary,
     level_rows,
@@ -17,6 +18,7 @@ from pipeline.render.shaping import (
     theme_of_topic,
     venues_of,
 )
+from pipeline.render.treemap import treemap_chart
 from pipeline.schemas import UNASSIGNED
 
 REPRESENTATIVE_WORDS = 12  # opening words of an untitled representative paper
@@ -115,6 +117,7 @@ def topic_rows(
             "size": int(row["size"]),
             "cells": cells.get(int(row["topic"]), [None] * n_venues),
             "terms": ", ".join(row["terms"]),
+            "bars": term_bars(row["terms"], row["term_weights"]),
             "papers": representative_papers(titles, row["representative_docs"]),
         }
         for row in ordered.to_dict("records")
@@ -211,6 +214,15 @@ def comparison_charts(venue_topics: pd.DataFrame, themes: pd.DataFrame | None) -
     ]
 
 
+def treemap(
+    topics: pd.DataFrame, themes: pd.DataFrame | None, venue_topics: pd.DataFrame
+) -> dict | None:
+    """The themes -> topics treemap as figure data, or None when no topic holds papers."""
+    if not (topics["topic"] >= 0).any():
+        return None
+    return charts.figure_data(treemap_chart(topics, themes, venue_topics))
+
+
 def report_context(
     frame: pd.DataFrame,
     topics: pd.DataFrame,
@@ -225,12 +237,16 @@ def report_context(
     venues = venues_of(venue_topics)
     topic_level = level_rows(venue_topics, "topic")
     theme_cells = {} if themes is None else _cells(level_rows(venue_topics, "theme"), venues)
+    charts_, tree = comparison_charts(venue_topics, themes), treemap(topics, themes, venue_topics)
     return {
         "summary": summary,
         "venues": venues,
         "venue_rows": venue_rows(frame, topic_level),
         "z_threshold": float(venue_topics["z_threshold"].iloc[0]),
-        "charts": comparison_charts(venue_topics, themes),
+        "charts": charts_,
+        "treemap": tree,
+        "plots": charts_ + ([] if tree is None else [{"id": "treemap", "figure": tree}]),
+        "preview": map_preview(frame),
         "themes": None if themes is None else theme_rows(themes, topics, theme_cells),
         "topics": topic_rows(frame, topics, themes, _cells(topic_level, venues), len(venues)),
         "quality": quality_rows(metrics, stability, baseline),

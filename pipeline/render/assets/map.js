@@ -308,7 +308,7 @@
             " · similarity " + P.nn_sim[i][rank].toFixed(2))
         );
         button.append(meta);
-        button.addEventListener("click", () => select(j));
+        button.addEventListener("click", () => select(j, true));
         const item = el("li");
         item.append(button);
         return item;
@@ -317,13 +317,17 @@
     document.getElementById("paper-panel").scrollTop = 0;
   }
 
-  function select(i) {
+  // focus: move the keyboard to the paper shown (a list's button was pressed), or back to
+  // the search box when the panel closes from the keyboard
+  function select(i, focus = false) {
     state.selected = i;
     if (i === null) {
       document.getElementById("paper-detail").hidden = true;
       document.getElementById("panel-empty").hidden = false;
+      if (focus) document.getElementById("search").focus();
     } else {
       showPaper(i);
+      if (focus) document.getElementById("paper-title").focus({ preventScroll: true });
     }
     draw();
   }
@@ -338,6 +342,35 @@
     node.textContent = filtered ? `${fmt(n)} of ${fmt(N)} papers match` : `${fmt(N)} papers`;
     node.classList.toggle("filtered", filtered);
     node.dataset.count = String(n);
+    listMatches(filtered);
+  }
+
+  // The papers a search or a topic keeps, as buttons: the keyboard's way to any paper.
+  const MATCHES_LISTED = 30;
+
+  function listMatches(filtered) {
+    const box = document.getElementById("match-box");
+    const found = [];
+    for (let i = 0; filtered && i < N && found.length <= MATCHES_LISTED; i++) {
+      if (isActive(i)) found.push(i);
+    }
+    box.hidden = found.length === 0;
+    document.getElementById("match-list").replaceChildren(
+      ...found.slice(0, MATCHES_LISTED).map((i) => {
+        const button = el("button", "match");
+        button.type = "button";
+        button.dataset.index = String(i);
+        button.append(el("span", "nb-title", shortTitle(i)));
+        const meta = el("span", "nb-meta");
+        meta.append(swatch(paperColour(i)), el("span", null, EDITIONS[P.edition[i]] + " · " + topicName(P.topic[i])));
+        button.append(meta);
+        button.addEventListener("click", () => select(i, true));
+        const item = el("li");
+        item.append(button);
+        return item;
+      })
+    );
+    document.getElementById("match-more").hidden = found.length <= MATCHES_LISTED;
   }
 
   /** Show only one topic or theme (null: all); `toggle` clears the filter when it is already set. */
@@ -442,9 +475,9 @@
         draw();
       }, 150);
     });
-    document.getElementById("panel-close").addEventListener("click", () => select(null));
+    document.getElementById("panel-close").addEventListener("click", () => select(null, true));
     document.addEventListener("keydown", (e) => {
-      if (e.key === "Escape" && state.selected !== null) select(null);
+      if (e.key === "Escape" && state.selected !== null) select(null, true);
     });
   }
 
