@@ -242,6 +242,7 @@ def test_counts_add_up_over_texts_and_the_default_vocabulary_is_the_texts_own():
     assert counts == Counter({"soft hyphens": 3})
     # no vocabulary given: this text's own words decide ("properties" occurs unbroken)
     assert repair_text("proper-\nties, as in properties") == "properties, as in properties"
+    assert repair_text("a varia- tional gap, variational") == "a variational gap, variational"
     assert join_broken_words("proper-\nties, as in properties") == "properties, as in properties"
     assert (
         join_broken_words("finite-\nsample of a finite sample")
