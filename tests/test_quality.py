@@ -141,3 +141,23 @@ def test_stability_and_baseline_targets_feed_the_report(bundled_build: Path, tmp
     # both are kept: nothing is rerun, and a plain `all` finds everything up to date
     again = run_make("-q", "stability", "baseline", "all", f"CONFIG={config}")
     assert again.returncode == 0, again.stdout
+
+
+@pytest.mark.slow  # BERTopic's UMAP + HDBSCAN
+def test_baseline_npmi_mean_is_over_every_topic_of_different_scores():
+    rng = np.random.default_rng(3)
+    centres = rng.normal(size=(3, 32))
+    truth = np.repeat(np.arange(3), 30)
+    vectors = centres[truth] + rng.normal(scale=0.05, size=(90, 32))
+    vectors = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+    # topic 0's words always meet; topic 1's and 2's only in some of their papers
+    words = [
+        lambda i: "transport sinkhorn coupling",
+        lambda i: "graph nodes" if i % 2 else "graph edges",
+        lambda i: ["reward agents", "reward policy", "bandit agents"][i % 3],
+    ]
+    texts = [f"{words[t](i)} paper {i}" for i, t in enumerate(truth)]
+    figures = baseline_figures(texts, vectors, [1, 2], banned_words())
+    scores = [row["npmi"] for row in figures["npmi_by_topic"] if row["npmi"] is not None]
+    assert len(set(np.round(scores, 6))) > 1, scores  # else a mean of one topic looks right
+    assert figures["npmi_mean"] == pytest.approx(sum(scores) / len(scores))
