@@ -7,7 +7,7 @@ import logging
 import numpy as np
 import pandas as pd
 import pytest
-from wordlists import ML_RHETORIC, NOT_IN_LABELS, faults
+from wordlists import NOT_IN_LABELS, faults
 
 from pipeline import schemas
 from pipeline.config import LabelConfig
@@ -443,15 +443,3 @@ def test_ten_papers_still_complete():
     assert topics["theme"].tolist() == [0]
     assert topics["label"].iloc[0] and not faults(topics["label"].iloc[0])
     assert len(topics["representative_docs"].iloc[0]) == LabelConfig().n_representative
-
-
-def test_the_term_analyzer_drops_every_stop_and_filler_word():
-    from pipeline.text import term_analyzer
-
-    analyzer = term_analyzer()
-    leaked = {}
-    for word in sorted(NOT_IN_LABELS - ML_RHETORIC) + sorted(ML_RHETORIC - {"state-of-the-art"}):
-        words = {w for term in analyzer(f"sinkhorn {word} barycenters") for w in term.split()}
-        if word in words:
-            leaked[word] = sorted(words)
-    assert not leaked

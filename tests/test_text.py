@@ -7,6 +7,7 @@ import pandas as pd
 from fakes import documents_frame
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from wordlists import ML_RHETORIC, NOT_IN_LABELS
 
 from pipeline.text import (
     _TOKEN,
@@ -65,3 +66,15 @@ def test_ascii_words_are_the_words_of_the_tokeniser_for_every_script(segment):
     """Plain ASCII text takes a faster path (re): it must find what the general pattern does."""
     general = [m.group() for m in _TOKEN.finditer(segment) if m.lastgroup == "word"]
     assert words_of(segment, japanese=False) == general
+
+
+def test_the_term_analyzer_drops_every_stop_and_filler_word():
+    from pipeline.text import term_analyzer
+
+    analyzer = term_analyzer()
+    leaked = {}
+    for word in sorted(NOT_IN_LABELS - ML_RHETORIC) + sorted(ML_RHETORIC - {"state-of-the-art"}):
+        words = {w for term in analyzer(f"sinkhorn {word} barycenters") for w in term.split()}
+        if word in words:
+            leaked[word] = sorted(words)
+    assert not leaked
