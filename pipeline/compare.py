@@ -36,9 +36,9 @@ def log_odds_z(counts: np.ndarray, prior_scale: float) -> np.ndarray:
     prior = prior_scale * group_total  # mean: the corpus share; weight: prior_scale * papers
     prior_total = prior.sum()
     here, there = counts, group_total - counts
-    odds_here = (here + prior) / (venue_total + prior_total - here - prior)
-    odds_there = (there + prior) / (counts.sum() - venue_total + prior_total - there - prior)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):  # empty groups: masked below
+        odds_here = (here + prior) / (venue_total + prior_total - here - prior)
+        odds_there = (there + prior) / (counts.sum() - venue_total + prior_total - there - prior)
         delta = np.log(odds_here) - np.log(odds_there)
         z = delta / np.sqrt(1 / (here + prior) + 1 / (there + prior))
     return np.where(group_total > 0, z, 0.0)

@@ -163,3 +163,13 @@ def browser():
         )
         yield instance
         instance.close()
+
+
+@pytest.fixture
+def open_offline(browser):
+    """A function that opens a page from disk in a new page that refuses every request outside
+    the page's folder (browser_site.offline_pages)."""
+    from browser_site import offline_pages
+
+    with offline_pages(browser) as open_page:
+        yield open_page

@@ -11,19 +11,12 @@ from browser_site import (
     AXE_JS,
     MAP_READY,
     axe_violations,
-    offline_pages,
     render_site,
     serious,
 )
 from synthetic_corpus import corpus
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture
-def open_offline(browser):
-    with offline_pages(browser) as open_page:
-        yield open_page
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,6 @@ from browser_site import (
     PAPERS_IN_DATA,
     PLOTLY_TEXT,
     local_files,
-    offline_pages,
     outside,
     pwned,
     render_site,
@@ -33,12 +32,6 @@ from synthetic_corpus import corpus
 from pipeline import schemas, tables
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture
-def open_offline(browser):
-    with offline_pages(browser) as open_page:
-        yield open_page
 
 
 def _documents(folder: Path) -> pd.DataFrame:

@@ -16,7 +16,6 @@ from browser_site import (
     PLOTLY_TEXT,
     REPORT_FILES,
     local_files,
-    offline_pages,
     outside,
     pwned,
     render_site,
@@ -29,12 +28,6 @@ from pipeline import schemas, tables
 
 pytestmark = pytest.mark.browser
 CHART_DOTS = "(id) => document.querySelectorAll(`#${id} .scatterlayer .trace .point`).length"
-
-
-@pytest.fixture
-def open_offline(browser):
-    with offline_pages(browser) as open_page:
-        yield open_page
 
 
 @pytest.mark.slow  # needs the bundled build

@@ -61,13 +61,18 @@ def test_seed_runs_reuse_the_build_and_rerun_the_other_seeds():
     assert runs[42].tolist() == [7] * 5 and runs[43].tolist() == [0] * 5
 
 
-@pytest.mark.slow  # BERTopic's UMAP + HDBSCAN
-def test_baseline_is_bertopic_defaults_scored_like_this_build():
+def _three_blobs() -> tuple[np.ndarray, np.ndarray]:
+    """90 unit vectors in three tight blobs of 30 (the topic of each, and the vectors)."""
     rng = np.random.default_rng(3)
     centres = rng.normal(size=(3, 32))
     truth = np.repeat(np.arange(3), 30)
     vectors = centres[truth] + rng.normal(scale=0.05, size=(90, 32))
-    vectors = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+    return truth, (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+
+
+@pytest.mark.slow  # BERTopic's UMAP + HDBSCAN
+def test_baseline_is_bertopic_defaults_scored_like_this_build():
+    truth, vectors = _three_blobs()
     words = ["the transport of sinkhorn", "the graph of nodes", "the reward of agents"]
     texts = [f"{words[t]} and the paper {i}" for i, t in enumerate(truth)]
     figures = baseline_figures(texts, vectors, [1, 2], banned_words())
@@ -145,11 +150,7 @@ def test_stability_and_baseline_targets_feed_the_report(bundled_build: Path, tmp
 
 @pytest.mark.slow  # BERTopic's UMAP + HDBSCAN
 def test_baseline_npmi_mean_is_over_every_topic_of_different_scores():
-    rng = np.random.default_rng(3)
-    centres = rng.normal(size=(3, 32))
-    truth = np.repeat(np.arange(3), 30)
-    vectors = centres[truth] + rng.normal(scale=0.05, size=(90, 32))
-    vectors = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+    truth, vectors = _three_blobs()
     # topic 0's words always meet; topic 1's and 2's only in some of their papers
     words = [
         lambda i: "transport sinkhorn coupling",
