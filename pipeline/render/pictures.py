@@ -15,9 +15,8 @@ PREVIEW_PAD = 6
 
 
 def preview_sample(n_papers: int, limit: int = PREVIEW_POINTS) -> np.ndarray:
-    """Row positions of the papers drawn: all of them up to `limit`, else `limit` evenly spaced
-    through the frame's doc_id order (doc_ids hash the text, so that is a spread sample, and the
-    same for the same papers)."""
+    """Positions drawn out of `n_papers` in some order: all of them up to `limit`, else `limit`
+    evenly spaced through it."""
     if n_papers <= limit:
         return np.arange(n_papers)
     return np.unique(np.linspace(0, n_papers - 1, limit).round().astype(int))
@@ -31,11 +30,14 @@ def _scaled(values: np.ndarray, low: float, high: float, flip: bool = False) -> 
 
 def map_preview(frame: pd.DataFrame, limit: int = PREVIEW_POINTS) -> dict:
     """The preview's viewBox, point radius and its points grouped by colour: {"width", "height",
-    "radius", "shown",
-    "papers", "groups": [{"colour", "points": [(x, y), ...]}]}, unassigned papers first (drawn
-    beneath), then topics in order. The map's aspect is kept; y grows upwards as on the map."""
+    "radius", "shown", "papers", "groups": [{"colour", "points": [(x, y), ...]}]}, unassigned
+    papers first (drawn beneath), then topics in order. The map's aspect is kept; y grows
+    upwards as on the map."""
     width, height = PREVIEW_SIZE
-    rows = frame.iloc[preview_sample(len(frame), limit)]
+    # evenly spaced through the doc_id order: doc_ids hash the text, so that is a spread sample,
+    # and the same picture (points drawn in that order too) whatever order the inputs list them in
+    by_id = np.argsort(frame["doc_id"].to_numpy(str), kind="stable")
+    rows = frame.iloc[by_id[preview_sample(len(frame), limit)]]
     x, y = rows["x"].to_numpy(float), rows["y"].to_numpy(float)
     aspect = (float(np.ptp(y)) or 1.0) / (float(np.ptp(x)) or 1.0)
     inner_w, inner_h = width - 2 * PREVIEW_PAD, height - 2 * PREVIEW_PAD
