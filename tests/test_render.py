@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from map_files import map_papers, shard_names
 from render_frames import island, rendered, tiny_tables
 from synthetic_corpus import corpus
 
@@ -24,7 +25,15 @@ HOSTILE_TITLE = "<script>alert(1)</script>"
 HOSTILE_ABSTRACT = "An abstract that ends early </script><img src=x onerror=alert(1)> and goes on"
 HOSTILE_VENUE = "<b onclick=alert(1)>ICLR</b>"
 HOSTILE_PAGE_TITLE = "<i>maps</i> & <script>alert(1)</script>"
-LOCAL_FILES = {"plotly.min.js", "map.js", "report.js", "style.css", "index.html", "map.html"}
+LOCAL_FILES = {"plotly.min.js", *render.MAP_SCRIPTS, "report.js", "style.css"} | {
+    "index.html",
+    "map.html",
+}
+
+
+def _pages(found: dict[str, str]) -> dict[str, str]:
+    """The HTML pages among render_pages' files (the rest are the map's text shards)."""
+    return {name: text for name, text in found.items() if name.endswith(".html")}
 
 
 def _references(page: str) -> list[str]:
@@ -36,10 +45,16 @@ def _references(page: str) -> list[str]:
 
 def test_pages_load_only_files_from_their_folder():
     found = rendered(tiny_tables())
-    assert sorted(found) == ["index.html", "map.html"]
-    for name, page in found.items():
+    assert sorted(_pages(found)) == ["index.html", "map.html"]
+    assert sorted(found) == ["index.html", "map-data/text-000.js", "map-data/text-001.js"] + [
+        "map-data/text-002.js",  # a shard per topic: 1 unassigned paper, topics 0 and 1
+        "map.html",
+    ]
+    for name, page in _pages(found).items():
         scripts = re.findall(r"<script\b[^>]*\bsrc\s*=\s*\"([^\"]+)\"", page, flags=re.I)
-        expected = ["plotly.min.js", "report.js" if name == "index.html" else "map.js"]
+        expected = ["plotly.min.js"] + (
+            ["report.js"] if name == "index.html" else list(render.MAP_SCRIPTS)
+        )
         assert scripts == expected, name
         # no inline code: every other script element is a JSON data island
         others = re.findall(r"<script\b(?![^>]*\bsrc=)([^>]*)>", page)
@@ -66,12 +81,16 @@ def test_charts_travel_as_figure_data_for_report_js():
 
 def test_map_page_embeds_every_paper_once_with_five_neighbours():
     frames = tiny_tables()
-    data = island(rendered(frames)["map.html"], "paper-data")
-    papers = data["papers"]
+    found = rendered(frames)
+    data = island(found["map.html"], "paper-data")
+    papers = map_papers(found)
     assert papers["id"] == sorted(frames["documents"]["doc_id"])
     assert data["venues"] == ["ICLR", "ICML"]
     by_id = frames["clusters"].set_index("doc_id")
-    assert papers["x"] == [round(float(by_id.loc[d, "x"]), 3) for d in papers["id"]]
+    assert papers["x"] == [float(np.float32(by_id.loc[d, "x"])) for d in papers["id"]]
+    assert papers["y"] == [float(np.float32(by_id.loc[d, "y"])) for d in papers["id"]]
+    abstracts = frames["documents"].set_index("doc_id")["abstract"]
+    assert papers["abstract"] == [abstracts[d] for d in papers["id"]]
     assert papers["topic"] == [int(by_id.loc[d, "topic"]) for d in papers["id"]]
     documents = frames["documents"]
     venue_of = dict(zip(documents["doc_id"], documents["venue"], strict=True))
@@ -108,16 +127,16 @@ def test_hostile_titles_abstracts_labels_and_venues_stay_text():
     )
     frames["topics"].loc[frames["topics"]["topic"] == 0, "label"] = "<i onmouseover=x>t</i>"
     found = rendered(frames, config=RenderConfig(title=HOSTILE_PAGE_TITLE))
-    for name, page in found.items():
+    for name, page in found.items():  # the pages and the shards
         assert HOSTILE_TITLE not in page, name
         assert "alert(1)</script>" not in page and "<img src=x" not in page, name
         assert "<b onclick" not in page and "<i onmouseover" not in page, name
         # every </script> closes one of the page's own script elements
         assert page.count("</script>") == len(re.findall(r"<script\b", page)), name
-    data = island(found["map.html"], "paper-data")  # the JSON still holds the text unchanged
-    assert HOSTILE_TITLE in data["papers"]["title"]
-    assert HOSTILE_ABSTRACT in data["papers"]["abstract"]
-    assert HOSTILE_VENUE in data["venues"]
+    papers = map_papers(found)  # the shards still hold the text unchanged
+    assert HOSTILE_TITLE in papers["title"]
+    assert HOSTILE_ABSTRACT in papers["abstract"]
+    assert HOSTILE_VENUE in island(found["map.html"], "paper-data")["venues"]
     index = found["index.html"]
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in index  # a representative paper
     assert "&lt;b onclick=alert(1)&gt;ICLR&lt;/b&gt;" in index  # venue columns, summary
@@ -166,7 +185,7 @@ def test_only_web_urls_become_links():
         None,
         "HTTP://example.org/paper",
     ]
-    papers = island(rendered(frames)["map.html"], "paper-data")["papers"]
+    papers = map_papers(rendered(frames))
     assert dict(zip(papers["id"], papers["url"], strict=True)) == {
         "p0": "https://openreview.net/forum?id=1",
         "p1": None,
@@ -199,7 +218,7 @@ def test_topics_missing_a_clustered_topic_is_refused():
 def test_same_inputs_give_identical_html():
     first = rendered(tiny_tables())
     assert first == rendered(tiny_tables())
-    for page in first.values():
+    for page in _pages(first).values():
         assert "5 papers (ICLR 2, ICML 3) in 2 topics; 1 papers (20.0%) left unassigned." in page
 
 
@@ -224,7 +243,7 @@ def test_one_paper_and_one_venue_still_render():
         metrics.build_metrics(documents, clusters, topics, themes),
         RenderConfig(),
     )
-    assert island(found["map.html"], "paper-data")["papers"]["nn"] == [[]]
+    assert map_papers(found)["nn"] == [[]]
     index = found["index.html"]
     assert "One venue only" in index and "no differences are marked" in index
     assert "1 papers (ICML 1) in 1 topics; 0 papers (0.0%) left unassigned." in index
@@ -254,7 +273,7 @@ def test_3401_papers_fit_in_12_mb():
     total += sum((render.ASSETS_DIR / name).stat().st_size for name in render.ASSETS)
     assert total <= 12_000_000, f"{total / 1e6:.1f} MB"
     assert len(found["index.html"].encode()) < 500_000  # abstracts live in the map page only
-    assert len(island(found["map.html"], "paper-data")["papers"]["id"]) == 3401
+    assert len(map_papers(found)["id"]) == 3401
 
 
 def _write_inputs(folder: Path, frames: dict) -> dict[str, Path]:
@@ -275,7 +294,10 @@ def test_run_writes_pages_and_assets_and_reads_the_optional_figures(tmp_path: Pa
     runs = {1: np.array([0, 0, 1, 1, -1]), 2: np.array([0, 1, 1, 1, -1])}
     tables.write_json(quality.seed_agreement(runs), stability)  # as the stability run writes it
     render.run(RenderConfig(), **paths, report=out / "index.html", stability=stability)
-    assert sorted(p.name for p in out.iterdir()) == sorted(LOCAL_FILES)
+    assert sorted(p.name for p in out.iterdir()) == sorted(LOCAL_FILES | {"map-data"})
+    assert sorted(f"map-data/{p.name}" for p in (out / "map-data").iterdir()) == shard_names(
+        render_pages(**tiny_tables(), config=RenderConfig())
+    )
     assert (out / "map.js").read_bytes() == (render.ASSETS_DIR / "map.js").read_bytes()
     index = (out / "index.html").read_text(encoding="utf-8")
     assert "topic diversity" in index and "stability · ari min" in index
