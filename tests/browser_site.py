@@ -55,6 +55,7 @@ class OfflinePage:
     allowed_prefix: str
     blocked: list[str] = field(default_factory=list)
     requested: list[str] = field(default_factory=list)
+    resource_types: dict[str, str] = field(default_factory=dict)  # url -> how it was loaded
     errors: list[str] = field(default_factory=list)
 
 
@@ -69,7 +70,12 @@ def _watch(context, state: OfflinePage) -> None:
 
     context.route("**/*", route)
     page = state.page
-    page.on("request", lambda req: state.requested.append(req.url))
+
+    def request(req) -> None:
+        state.requested.append(req.url)
+        state.resource_types[req.url] = req.resource_type
+
+    page.on("request", request)
     page.on(
         "console",
         lambda msg: state.errors.append(f"console: {msg.text}") if msg.type == "error" else None,

@@ -18,7 +18,8 @@ from synthetic_corpus import corpus
 from pipeline import compare, metrics, quality, render, schemas, tables
 from pipeline.config import CompareConfig, RenderConfig
 from pipeline.errors import PipelineError
-from pipeline.render import render_pages, templating
+from pipeline.render import mapfiles, render_pages, templating
+from pipeline.render.mapfiles import decode_typed_array, read_shard, smallest_int, typed_array
 from pipeline.render.shaping import short_title
 
 HOSTILE_TITLE = "<script>alert(1)</script>"
@@ -313,3 +314,64 @@ def test_run_refuses_tables_from_different_builds(tmp_path: Path):
     tables.write_table(clusters, paths["clusters"], schemas.CLUSTERS, lineage)
     with pytest.raises(PipelineError, match="built from a different"):
         render.run(RenderConfig(), **paths, report=tmp_path / "out" / "index.html")
+
+
+# ---------------------------------------------------------------- the map's data files
+
+
+def test_the_map_page_holds_typed_arrays_and_no_paper_text():
+    frames = tiny_tables()
+    found = rendered(frames)
+    page = found["map.html"]
+    for abstract in frames["documents"]["abstract"]:
+        assert abstract not in page
+    papers = island(page, "paper-data")["papers"]
+    assert {papers[name]["dtype"] for name in ("x", "y")} == {"float32"}
+    assert papers["topic"]["dtype"] == "int16" and papers["venue"]["dtype"] == "uint8"
+    assert decode_typed_array(typed_array(np.array([-1, 70_000]), "int32")).tolist() == [
+        -1,
+        70_000,
+    ]
+    assert smallest_int(np.array([0, 300])) == "uint16" and smallest_int([-1, 5]) == "int16"
+
+
+def test_shards_are_scripts_no_text_can_break_out_of():
+    frames = tiny_tables(titles=[HOSTILE_TITLE, None, "<!--", "a", "b"])
+    found = rendered(frames)
+    tokens = island(found["map.html"], "paper-data")["shard_tokens"]
+    for number, name in enumerate(shard_names(found)):
+        script = found[name]
+        assert re.fullmatch(r'topicMapShard\(\d+,"[0-9a-f]{12}","[A-Za-z0-9+/=]*"\);\n', script)
+        assert (
+            read_shard(script)["number"] == number and read_shard(script)["token"] == tokens[number]
+        )
+    assert HOSTILE_TITLE in map_papers(found)["title"]
+
+
+def test_a_topic_is_cut_into_shards_of_at_most_shard_papers(monkeypatch):
+    monkeypatch.setattr(mapfiles, "SHARD_PAPERS", 2)
+    topics = np.array([1, 1, -1, 1, 0, 1, 1])
+    shards = mapfiles.shard_of(topics)
+    # unassigned first, then topic 0, then topic 1's five papers in two-paper shards
+    assert shards.tolist() == [2, 2, 0, 3, 1, 3, 4]
+
+
+def test_a_rerun_removes_the_shards_an_earlier_bigger_build_left(tmp_path: Path):
+    synthetic = corpus(60, n_topics=6, n_themes=2)
+    bigger = render_pages(
+        synthetic.documents,
+        synthetic.embeddings,
+        synthetic.clusters,
+        synthetic.topics,
+        synthetic.themes,
+        synthetic.venue_topics,
+        synthetic.metrics,
+        RenderConfig(),
+    )
+    render.write_files(tmp_path, bigger, "/* plotly */")
+    smaller = rendered(tiny_tables())
+    render.write_files(tmp_path, smaller, "/* plotly */")
+    written = sorted(f"map-data/{p.name}" for p in (tmp_path / "map-data").iterdir())
+    assert len(shard_names(bigger)) > len(written) and written == shard_names(smaller)
+    for name in written:
+        assert (tmp_path / name).read_text(encoding="utf-8") == smaller[name]
