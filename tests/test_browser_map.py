@@ -162,9 +162,7 @@ def test_bundled_map_click_shows_abstract_and_five_similar_papers(
     assert page.text_content("#paper-abstract") == documents.loc[shown, "abstract"]
     assert page.locator("#paper-neighbours button").count() == 5
     rings = page.evaluate(
-        """() => document.getElementById('topic-map').data
-            .filter(t => t.uid.startsWith('focus-'))
-            .flatMap(t => window.topicMap.figure.drawn.get(t.uid))"""
+        "[...document.querySelectorAll('#focus-rings circle')].map(c => +c.dataset.index)"
     )
     assert target in rings and len(rings) == 6  # the paper and its five neighbours
     page.keyboard.press("Escape")

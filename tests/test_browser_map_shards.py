@@ -84,6 +84,8 @@ def test_text_is_loaded_by_script_only_for_the_paper_shown(site, synthetic, open
         )
     ]
     assert len(neighbours) == 5
+    rings = page.eval_on_selector_all("#focus-rings circle", "cs => cs.map(c => +c.dataset.index)")
+    assert sorted(rings) == sorted([index, *neighbours])  # ringed on the map
     wanted = {shard_path(_shard(page, i)) for i in [index, *neighbours]}
     assert shards_loaded(state) == wanted  # the paper's shard and its neighbours', no more
     how = {kind for url, kind in state.resource_types.items() if "/map-data/" in url}

@@ -14,6 +14,7 @@
   const MUTED = "#c7ccd1";
   const CONTEXT = "#d9dde1";
   const GAP = 0.025;
+  const SVG = "http://www.w3.org/2000/svg";
   TopicMap.MUTED = MUTED;
 
   /** Escape text for plotly, which draws a subset of HTML in annotations. */
@@ -104,7 +105,6 @@
     function buildTraces() {
       const traces = [];
       drawn.clear();
-      const focus = state.selected === null ? [] : [state.selected, ...state.neighbours];
       const base = DATA.point_size;
       // while searching or showing one topic, the kept papers are drawn a little larger
       const size = state.active !== null ? base + 2 : base;
@@ -121,18 +121,6 @@
           marker: { size: Math.max(2, base - 3), color: CONTEXT, line: { width: 0 } },
         });
         traces.push(paperTrace(k, axes, on, size));
-        const rings = focus.filter((i) => panel.venue === null || D.venue[i] === panel.venue);
-        drawn.set("focus-" + k, rings);
-        traces.push({
-          type: "scatter", mode: "markers", uid: "focus-" + k, ...axes,
-          x: rings.map((i) => D.x[i]), y: rings.map((i) => D.y[i]),
-          hoverinfo: "none", showlegend: false,
-          marker: {
-            size: rings.map((i) => (i === state.selected ? size + 11 : size + 6)),
-            color: "rgba(0,0,0,0)",
-            line: { width: rings.map((i) => (i === state.selected ? 3 : 1.8)), color: "#111" },
-          },
-        });
       });
       return traces;
     }
@@ -257,8 +245,43 @@
       return Plotly.relayout(gd, { annotations });
     }
 
+    // The rings around the paper shown and its similar papers: an SVG laid over the plot, so
+    // opening a paper moves a few circles instead of drawing every point again.
+    const rings = document.createElementNS(SVG, "svg");
+    rings.id = "focus-rings";
+    rings.setAttribute("aria-hidden", "true");
+    gd.parentElement.append(rings);
+
+    function placeRings() {
+      const full = gd._fullLayout;
+      rings.replaceChildren();
+      if (!full || state.selected === null) return;
+      Object.assign(rings.style, { left: gd.offsetLeft + "px", top: gd.offsetTop + "px",
+        width: gd.clientWidth + "px", height: gd.clientHeight + "px" });
+      const size = DATA.point_size + (state.active !== null ? 2 : 0);
+      panels().forEach((panel, k) => {
+        const xa = full["xaxis" + suffix(k)];
+        const ya = full["yaxis" + suffix(k)];
+        if (!xa || !ya) return;
+        for (const i of [state.selected, ...state.neighbours]) {
+          if (panel.venue !== null && D.venue[i] !== panel.venue) continue;
+          const px = xa.l2p(D.x[i]);
+          const py = ya.l2p(D.y[i]);
+          if (px < 0 || px > xa._length || py < 0 || py > ya._length) continue;
+          const ring = document.createElementNS(SVG, "circle");
+          const main = i === state.selected;
+          ring.setAttribute("cx", xa._offset + px);
+          ring.setAttribute("cy", ya._offset + py);
+          ring.setAttribute("r", (main ? size + 11 : size + 6) / 2);
+          ring.setAttribute("stroke-width", main ? 3 : 1.8);
+          ring.dataset.index = String(i);
+          rings.append(ring);
+        }
+      });
+    }
+
     function draw() {
-      return Plotly.react(gd, buildTraces(), buildLayout(), PLOT_CONFIG).then(relabel);
+      return Plotly.react(gd, buildTraces(), buildLayout(), PLOT_CONFIG).then(relabel).then(placeRings);
     }
 
     /** The paper under an event's point (plotly_hover, plotly_click), or undefined. */
@@ -281,6 +304,6 @@
       return Object.keys(change).length ? Plotly.relayout(gd, change) : Promise.resolve();
     }
 
-    return { draw, relabel, paperAt, paperColour, reveal, drawn, points: POINTS };
+    return { draw, relabel, placeRings, paperAt, paperColour, reveal, drawn, points: POINTS };
   };
 })();

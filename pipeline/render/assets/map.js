@@ -73,12 +73,12 @@
     if (i === null) {
       panel.closePaper();
       if (focus) document.getElementById("search").focus();
-      return draw();
+      return figure.placeRings();
     }
     if (!(await panel.showPaper(i))) return undefined;
     if (focus) document.getElementById("paper-title").focus({ preventScroll: true });
-    await draw();
-    return figure.reveal(i);
+    await figure.reveal(i);
+    return figure.placeRings();
   }
 
   /** Search the titles and abstracts for `query`, loading the text shards first (once). */
@@ -218,7 +218,9 @@
         select(i);
       }
     });
+    gd.on("plotly_relayouting", () => figure.placeRings());
     gd.on("plotly_relayout", (change) => {
+      figure.placeRings();
       const keys = Object.keys(change || {});
       if (!keys.some((k) => /^[xy]axis\d*\.(range|autorange)|^autosize|^width|^height/.test(k))) return;
       const range = gd._fullLayout.xaxis.range;
@@ -249,5 +251,5 @@
     gd.dataset.ready = "true";
   });
   // for the tests and the curious: the data, the state, what each trace draws
-  window.topicMap = { data: D, indexById: D.indexById, state, select, setView, setFilter, figure };
+  window.topicMap = { data: D, indexById: D.indexById, state, select, search, setView, setFilter, figure };
 })();
