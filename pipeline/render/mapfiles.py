@@ -5,10 +5,10 @@ A shard holds the papers of one topic (a large topic is cut into shards of at mo
 SHARD_PAPERS), in the page's paper order, so showing a topic, a paper or its neighbours loads
 only a few files. Each shard is a script, `topicMapShard(NNN, "token", "payload")`: pages open
 from disk, where Chromium refuses fetch() of file:// URLs but runs <script src>. The payload is
-the shard's JSON, deflated (raw) and base64-encoded: abstracts are most of a folder's bytes and
-deflate takes them to about 45% (base64 adds a third back), which keeps a folder under 1 KB a
-paper; the page inflates it with the browser's DecompressionStream. base64 has no character
-that could end a script, so no paper text can break out of one.
+a JSON line and the papers' text (_payload), deflated (raw) and base64-encoded: abstracts are
+most of a folder's bytes and deflate takes them to about 45% (base64 adds a third back), which
+keeps a folder under 1 KB a paper; the page inflates it with the browser's DecompressionStream.
+base64 has no character that could end a script, so no paper text can break out of one.
 """
 
 from __future__ import annotations
@@ -67,18 +67,31 @@ def shard_path(number: int) -> str:
     return f"{SHARD_DIR}/text-{number:03d}.js"
 
 
+PAPER_END, TITLE_END = "\x1e", "\x1f"  # the body's separators (ASCII record/unit separators)
+_SEPARATORS = str.maketrans({PAPER_END: " ", TITLE_END: " "})
+
+
 def _payload(frame: pd.DataFrame, urls: list, members: np.ndarray, neighbours, similarities):
-    titles = frame["title"].to_numpy()[members]
-    data = {
-        "title": [t if isinstance(t, str) and t.strip() else None for t in titles],
-        "abstract": [str(a) for a in frame["abstract"].to_numpy()[members]],
+    """The shard's bytes before deflate: a JSON line (links, similar papers and their
+    similarities), then the body, each paper's `title TITLE_END abstract PAPER_END` in UTF-8, which
+    the page keeps as bytes (outside the JavaScript heap) and searches without decoding."""
+    head = {
         "url": [urls[i] for i in members],
         "nn": np.asarray(neighbours)[members].ravel().tolist(),
         "sim": [round(float(s), 3) for s in np.asarray(similarities)[members].ravel()],
     }
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    titles = frame["title"].to_numpy()[members]
+    abstracts = frame["abstract"].to_numpy()[members]
+    body = "".join(
+        (t if isinstance(t, str) and t.strip() else "").translate(_SEPARATORS)
+        + TITLE_END
+        + str(a).translate(_SEPARATORS)
+        + PAPER_END
+        for t, a in zip(titles, abstracts, strict=True)
+    )
+    line = json.dumps(head, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     deflate = zlib.compressobj(9, zlib.DEFLATED, -15)  # raw deflate: DecompressionStream's
-    packed = deflate.compress(text.encode("utf-8")) + deflate.flush()
+    packed = deflate.compress((line + "\n" + body).encode("utf-8")) + deflate.flush()
     return base64.b64encode(packed).decode("ascii")
 
 
@@ -104,8 +117,12 @@ def shard_files(
 
 
 def read_shard(script: str) -> dict:
-    """A shard script's data (for tests and tools): its number, token and the JSON it holds."""
+    """A shard script's data (for tests and tools): its number and token, and per paper its
+    title (None when it has none), abstract, url, and the flat nn and sim lists."""
     head, token, _, payload, _ = script.split('"')
     number = int(head.removeprefix(SHARD_CALLBACK + "(").rstrip(","))
     text = zlib.decompress(base64.b64decode(payload), -15).decode("utf-8")
-    return {"number": number, "token": token, **json.loads(text)}
+    line, body = text.split("\n", 1)
+    papers = [p.split(TITLE_END, 1) for p in body.split(PAPER_END)[:-1]]
+    texts = {"title": [t or None for t, _ in papers], "abstract": [a for _, a in papers]}
+    return {"number": number, "token": token, **texts, **json.loads(line)}

@@ -30,7 +30,38 @@
   async function inflate(base64) {
     const stream = new Blob([bytesOf(base64)]).stream()
       .pipeThrough(new DecompressionStream("deflate-raw"));
-    return new Response(stream).text();
+    return new Uint8Array(await new Response(stream).arrayBuffer());
+  }
+
+  const PAPER_END = 0x1e; // the body's separators (mapfiles.py): after each paper
+  const TITLE_END = 0x1f; // and between its title and abstract
+  const utf8 = new TextDecoder();
+
+  /**
+   * A shard's inflated bytes -> {url, nn, sim, body, lower, starts}: a JSON line, then the
+   * body, `title 0x1f abstract 0x1e` per paper, kept as UTF-8 bytes (outside the JavaScript
+   * heap: a million abstracts would not fit in it as strings), with its ASCII letters
+   * lowercased for search, and where each paper starts.
+   */
+  function parseShard(bytes, n, nn) {
+    const end = bytes.indexOf(10);
+    if (end < 0) throw new Error("it does not hold this map's papers");
+    const text = JSON.parse(utf8.decode(bytes.subarray(0, end)));
+    const body = bytes.subarray(end + 1);
+    const starts = new Int32Array(n + 1);
+    let at = 0;
+    for (let s = 0; s < n; s++) {
+      at = body.indexOf(PAPER_END, at);
+      if (at < 0) break;
+      starts[s + 1] = ++at;
+    }
+    if (at !== body.length || !Array.isArray(text.url) || text.url.length !== n ||
+        text.nn.length !== n * nn || text.sim.length !== n * nn) {
+      throw new Error("it does not hold this map's papers");
+    }
+    const lower = body.slice();
+    for (let i = 0; i < lower.length; i++) if (lower[i] >= 65 && lower[i] <= 90) lower[i] += 32;
+    return { url: text.url, nn: text.nn, sim: text.sim, body, lower, starts };
   }
 
   /** The map's data: tables, per-paper typed arrays, and the text store over the shards. */
@@ -58,7 +89,7 @@
       D.slot[i] = list.length;
       list.push(i);
     }
-    D.text = new Array(K).fill(null); // a loaded shard's {title, abstract, url, nn, sim}
+    D.text = new Array(K).fill(null); // a loaded shard's {url, nn, sim, body, lower, starts}
     D.failed = new Map(); // shard -> why it could not be loaded
     installLoader(D);
     return D;
@@ -66,17 +97,6 @@
 
   function shardName(D, k) {
     return D.DATA.shard_dir + "/text-" + String(k).padStart(3, "0") + ".js";
-  }
-
-  function checkShard(D, k, text) {
-    const n = D.members[k].length;
-    const nn = D.DATA.n_neighbours;
-    const lists = ["title", "abstract", "url"];
-    if (!lists.every((key) => Array.isArray(text[key]) && text[key].length === n) ||
-        text.nn.length !== n * nn || text.sim.length !== n * nn) {
-      throw new Error("it does not hold this map's papers");
-    }
-    return text;
   }
 
   function installLoader(D) {
@@ -89,7 +109,8 @@
         job.reject(new Error("it is from another build of the map"));
         return;
       }
-      inflate(payload).then((json) => checkShard(D, k, JSON.parse(json))).then(job.resolve, job.reject);
+      inflate(payload).then((bytes) => parseShard(bytes, D.members[k].length, D.DATA.n_neighbours))
+        .then(job.resolve, job.reject);
     };
 
     /** Load shard k (once); resolves when its text is in D.text[k], rejects with the reason. */
@@ -144,35 +165,70 @@
     D.loadPapers = (papers, progress) => D.load(papers.map((i) => D.shard[i]), progress);
   }
 
-  /** Paper i's text, or null while its shard is not loaded (or failed). */
+  /** Paper i's text {title (null: none), abstract, url, nn, sim}, or null while its shard is not loaded (or failed). */
   TopicMap.paperText = function (D, i) {
     const text = D.text[D.shard[i]];
     if (!text) return null;
     const s = D.slot[i];
     const nn = D.DATA.n_neighbours;
+    const paper = text.body.subarray(text.starts[s], text.starts[s + 1] - 1);
+    const cut = paper.indexOf(TITLE_END);
     return {
-      title: text.title[s], abstract: text.abstract[s], url: text.url[s],
-      nn: text.nn.slice(s * nn, (s + 1) * nn), sim: text.sim.slice(s * nn, (s + 1) * nn),
+      title: cut > 0 ? utf8.decode(paper.subarray(0, cut)) : null,
+      abstract: utf8.decode(paper.subarray(cut + 1)),
+      url: text.url[s], nn: text.nn.slice(s * nn, (s + 1) * nn), sim: text.sim.slice(s * nn, (s + 1) * nn),
     };
   };
 
+  // how common a byte is in English text (higher: rarer): the search anchors on the rarest
+  const COMMON = "etaoinshrdlcumwfgypbvkjxqz";
+  function rarity(byte) {
+    if (byte >= 0x80) return 40; // UTF-8 of a non-ASCII character
+    const letter = COMMON.indexOf(String.fromCharCode(byte));
+    if (letter >= 0) return letter;
+    return byte === 32 ? -1 : 30; // the space; digits and punctuation
+  }
+
+  /** Mark in hits the papers of one loaded shard whose title or abstract holds the needle. */
+  function searchShard(text, members, needle, hits) {
+    const { lower, starts } = text;
+    let anchor = 0;
+    for (let j = 1; j < needle.length; j++) if (rarity(needle[j]) > rarity(needle[anchor])) anchor = j;
+    const first = needle[anchor];
+    let at = lower.indexOf(first, anchor);
+    while (at >= 0) {
+      const start = at - anchor;
+      let j = 0;
+      while (j < needle.length && lower[start + j] === needle[j]) j++;
+      if (j < needle.length) {
+        at = lower.indexOf(first, at + 1);
+        continue;
+      }
+      // the paper holding the match (no separator is in the needle, so it is one paper's)
+      let low = 0;
+      let high = members.length - 1;
+      while (low < high) {
+        const mid = (low + high + 1) >> 1;
+        if (starts[mid] <= start) low = mid;
+        else high = mid - 1;
+      }
+      hits[members[low]] = 1;
+      at = lower.indexOf(first, starts[low + 1] + anchor);
+    }
+  }
+
   /**
-   * A Uint8Array over the papers, 1 where the title or abstract contains `query` (any case),
-   * after loading every shard; `progress(done, total)` while it loads.
+   * A Uint8Array over the papers, 1 where the title or abstract contains `query` (Latin letters
+   * A-Z in any case, other characters as typed), after loading every shard; `progress(done,
+   * total)` while it loads.
    */
   TopicMap.searchText = async function (D, query, progress) {
     await D.load([...Array(D.shardCount).keys()], progress);
-    const needle = new RegExp(query.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i");
+    const needle = new TextEncoder().encode(query);
+    for (let i = 0; i < needle.length; i++) if (needle[i] >= 65 && needle[i] <= 90) needle[i] += 32;
     const hits = new Uint8Array(D.N);
-    for (let k = 0; k < D.shardCount; k++) {
-      const text = D.text[k];
-      if (!text) continue;
-      const members = D.members[k];
-      for (let s = 0; s < members.length; s++) {
-        const title = text.title[s];
-        if ((title !== null && needle.test(title)) || needle.test(text.abstract[s])) hits[members[s]] = 1;
-      }
-    }
+    if (needle.length === 0) return hits.fill(1);
+    for (let k = 0; k < D.shardCount; k++) if (D.text[k]) searchShard(D.text[k], D.members[k], needle, hits);
     return hits;
   };
 })();

@@ -81,7 +81,7 @@
     return figure.placeRings();
   }
 
-  /** Search the titles and abstracts for `query`, loading the text shards first (once). */
+  /** Search the titles and abstracts for `query` (TopicMap.searchText), loading the text shards first (once). */
   let searchSeq = 0;
   async function search(query) {
     const seq = ++searchSeq;
@@ -98,7 +98,7 @@
     }
     if (seq !== searchSeq) return;
     delete count.dataset.loading;
-    state.query = query;
+    state.query = query.toLowerCase();
     state.hits = hits;
     await update();
   }
@@ -197,7 +197,7 @@
     let timer = null;
     box.addEventListener("input", () => {
       clearTimeout(timer);
-      timer = setTimeout(() => search(box.value.trim().toLowerCase()), 150);
+      timer = setTimeout(() => search(box.value.trim()), 150);
     });
     document.getElementById("panel-close").addEventListener("click", () => select(null, true));
     document.addEventListener("keydown", (e) => {
