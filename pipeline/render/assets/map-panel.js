@@ -30,6 +30,7 @@
     const tooltip = byId("tooltip");
     let shownSeq = 0; // the latest paper asked for: answers for earlier ones are dropped
     let hoverSeq = 0;
+    let listSeq = 0;
 
     function topicName(id) {
       const topic = D.topics.get(id);
@@ -135,9 +136,9 @@
       const pages = Math.max(1, Math.ceil(kept.length / PAGE));
       state.page = Math.min(state.page, pages - 1);
       const rows = kept.slice(state.page * PAGE, (state.page + 1) * PAGE);
-      const seq = (listMatches.seq = (listMatches.seq || 0) + 1);
+      const seq = ++listSeq;
       await D.loadPapers(rows);
-      if (seq !== listMatches.seq) return;
+      if (seq !== listSeq) return;
       box.hidden = kept.length === 0;
       byId("match-list").replaceChildren(...rows.map((i) => paperButton(i, "match", "", null)));
       const first = state.page * PAGE;
