@@ -137,6 +137,9 @@ class LabelConfig(_Section):
     min_term_share: float = Field(
         0.125, ge=0.0, le=1.0, description="A topic's terms are used by at least this share of it."
     )
+    theme_term_share: float = Field(
+        0.1, ge=0.0, le=1.0, description="A theme's terms are used by at least this share of it."
+    )
     n_themes: Annotated[int, Field(ge=2, le=50)] | Auto = Field(
         "auto", description="Themes above the topics (auto: about a quarter of them, 8 to 20)."
     )
