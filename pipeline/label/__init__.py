@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline import encoder as encoders
-from pipeline import schemas, tables
+from pipeline import schemas, tables, text
 from pipeline.centroids import topic_centroids
 from pipeline.config import EmbedConfig, LabelConfig
 from pipeline.errors import PipelineError
@@ -33,6 +33,9 @@ from pipeline.schemas import UNASSIGNED_LABEL
 from pipeline.text import term_texts
 
 log = logging.getLogger("pipeline.label")
+
+# the code a label depends on, part of its basis
+LABEL_CODE = sorted(Path(__file__).parent.glob("*.py")) + [Path(text.__file__)]
 
 __all__ = [
     "assign_themes",
@@ -103,10 +106,12 @@ def basis(
     merged: pd.DataFrame, vectors: np.ndarray, config: LabelConfig, embed_config: EmbedConfig
 ) -> str:
     """A fingerprint of everything the terms, labels and themes are computed from: the fitted
-    papers (their ids, texts, topics and vectors) and the settings. Papers added to a saved
-    model later change none of it, so their labels stay."""
+    papers (their ids, texts, topics and vectors), the settings and the code that makes terms
+    and labels (this package and pipeline.text's word lists: a new release relabels). Papers
+    added to a saved model later change none of it, so their labels stay."""
     fitted = merged["placed"].to_numpy() == "fit"
-    digest = hashlib.sha256(
+    digest = hashlib.sha256(b"".join(path.read_bytes() for path in LABEL_CODE))
+    digest.update(
         json.dumps(
             [config.model_dump(), embed_config.model, encoders.resolve_precision(embed_config),
              merged.loc[fitted, ["doc_id", "title", "abstract"]].astype(str).values.tolist()]
