@@ -5,7 +5,6 @@ from __future__ import annotations
 from contextlib import nullcontext
 
 import numpy as np
-
 from test_label import hashing_encoder, labelled  # noqa: F401, F811 - fixtures
 
 from pipeline import schemas
