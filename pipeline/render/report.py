@@ -230,9 +230,11 @@ def report_context(
     venue_topics: pd.DataFrame,
     summary: Summary,
     figures: tuple[dict, dict | None, dict | None],
+    venue_years: pd.DataFrame | None = None,
 ) -> dict:
     """Everything templates/report.html lays out. `themes`: the theme level or None;
-    `figures`: (metrics, stability, baseline), the last two None when not built."""
+    `figures`: (metrics, stability, baseline), the last two None when not built;
+    `venue_years`: compare's per-year table (None: no per-year section)."""
     metrics, stability, baseline = figures
     venues = venues_of(venue_topics)
     topic_level = level_rows(venue_topics, "topic")
