@@ -14,6 +14,22 @@
     Plotly.newPlot(chart.id, chart.figure.data, chart.figure.layout, PLOT_CONFIG);
   }
 
+  // The per-year section: the venue comparison of the year chosen, from #year-data
+  // ({year: [{id, figure}]}), drawn again into the same elements when the year changes.
+  const yearData = document.getElementById("year-data");
+  const yearSelect = document.getElementById("year-select");
+  if (yearData && yearSelect) {
+    const byYear = JSON.parse(yearData.textContent);
+    const drawYear = () => {
+      for (const chart of byYear[yearSelect.value] || []) {
+        Plotly.react(chart.id, chart.figure.data, chart.figure.layout, PLOT_CONFIG);
+      }
+      document.getElementById("years-section").dataset.year = yearSelect.value;
+    };
+    yearSelect.addEventListener("change", drawYear);
+    drawYear();
+  }
+
   // Sorting is our own 40 lines rather than a table library: no build step, nothing to fetch.
   function key(cell) {
     if (!cell) return "";
