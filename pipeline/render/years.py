@@ -139,8 +139,15 @@ def years_context(
 
 
 def _papers_per_year(venue_years: pd.DataFrame, venues: list[str], years: list[int]) -> list:
-    """[{venue, counts: papers in each year (0 where none)}], from venue_year_papers."""
+    """[{venue, colour, counts: papers in each year (0 where none)}], from venue_year_papers."""
     rows = venue_years[venue_years["level"] == "topic"].drop_duplicates(["venue", "year"])
     papers = dict(zip(zip(rows["venue"], rows["year"], strict=True), rows["venue_year_papers"],
                       strict=True))  # fmt: skip
-    return [{"venue": v, "counts": [int(papers.get((v, y), 0)) for y in years]} for v in venues]
+    return [
+        {
+            "venue": v,
+            "colour": venue_colour(k),
+            "counts": [int(papers.get((v, y), 0)) for y in years],
+        }
+        for k, v in enumerate(venues)
+    ]
