@@ -74,9 +74,8 @@ def test_the_year_charts_and_the_year_selector(years, open_offline):
     state = open_offline(index)
     page = state.page
     themes = theme_level(built.corpus.themes)
-    assert page.locator("#years-section .trend-plot .scatterlayer .trace").count() == 2 * len(
-        themes
-    )
+    traces = page.locator("#years-section .trends .trend-plot .scatterlayer .trace")
+    assert traces.count() == 2 * len(themes)
     note = page.inner_text("#undated-note")
     assert note == "12 papers have no year and are left out of this section."
     assert page.get_attribute("#years-section", "data-year") == "2025"
@@ -101,6 +100,17 @@ def test_the_year_charts_and_the_year_selector(years, open_offline):
     page.keyboard.press("ArrowDown")
     page.wait_for_function("() => document.getElementById('years-section').dataset.year === '2022'")
     assert drawn() == pytest.approx(shares(2022))
+    assert page.get_attribute("#topic-trend", "data-topic") == "trend-topic-0"
+    page.select_option("#topic-trend-select", "trend-topic-3")
+    page.wait_for_function(
+        "() => document.getElementById('topic-trend').dataset.topic.endsWith('-3')"
+    )
+    lines = page.evaluate("() => document.getElementById('topic-trend').data.map(t => t.y)")
+    three = built.venue_years.query("level == 'topic' and id == 3").sort_values("year")
+    assert lines == [
+        pytest.approx(list(100 * three.loc[three["venue"] == v, "share"]), abs=1e-3)
+        for v in ("ICLR", "ICML")
+    ]
     assert state.errors == []
     assert serious(axe_violations(page)) == []
     screenshot(page, index.parent, "years_report", full_page=True)

@@ -93,7 +93,8 @@ def test_the_report_shows_the_section_and_says_how_many_papers_had_no_year(years
     index = _pages(years, venue_years=years.venue_years)["index.html"]
     assert 'id="years-section"' in index
     assert "15 papers have no year and are left out of this section." in index
-    assert index.count('class="plot trend-plot"') == len(theme_level(years.corpus.themes))
+    themes = theme_level(years.corpus.themes)
+    assert index.count('class="plot trend-plot"') == len(themes) + 1  # + the chosen topic's
     by_year = island(index, "year-data")
     assert sorted(by_year) == ["2020", "2021", "2022", "2023", "2025"]
     plots = {p["id"] for p in island(index, "chart-data")}
@@ -151,3 +152,18 @@ def test_the_eight_venue_report_renders_every_venue_in_its_own_colour(eight):
     assert len({venue_colour(k) for k in range(8)}) == 8
     assert "Venues as small multiples →" in index
     assert "Each cell is a topic's share of one venue's papers" in index
+
+
+def test_every_topic_has_its_own_trend_behind_a_selector(years):
+    c, venue_years = years.corpus, years.venue_years
+    context = years_context(venue_years, theme_level(c.themes), c.topics, ["ICLR", "ICML"], 0)
+    assigned = [int(t) for t in c.topics["topic"] if t >= 0]
+    assert [t["id"] for t in context["topic_trends"]] == [f"trend-topic-{t}" for t in assigned]
+    zero = next(t for t in context["topic_trends"] if t["id"] == "trend-topic-0")
+    icml = next(t for t in zero["figure"]["data"] if t["name"] == "ICML")
+    rows = venue_years.query("level == 'topic' and id == 0 and venue == 'ICML'").sort_values("year")
+    assert icml["y"] == pytest.approx(list(100 * rows["share"]), abs=1e-3)
+    assert icml["text"][icml["x"].index(2021)] == "▲"  # the known lean of ICML 2021
+    index = _pages(years, venue_years=venue_years)["index.html"]
+    assert len(island(index, "topic-trend-data")) == len(assigned)
+    assert index.count('<option value="trend-topic-') == len(assigned)

@@ -74,6 +74,26 @@ def trend_chart(rows: pd.DataFrame, venues: list[str], years: list[int]) -> go.F
     return fig
 
 
+def _trends(
+    venue_years: pd.DataFrame, level: str, ids: list[int], venues: list[str], years: list[int]
+) -> list[dict]:
+    """A trend chart per id of `level` that venue_years holds: {id, label, figure}."""
+    labelled = venue_years[venue_years["level"] == level]
+    out = []
+    for key in ids:
+        rows = labelled[labelled["id"] == key]
+        if rows.empty:
+            continue
+        out.append(
+            {
+                "id": f"trend-{level}-{key}",
+                "label": str(rows["label"].iloc[0]),
+                "figure": figure_data(trend_chart(rows, venues, years)),
+            }
+        )
+    return out
+
+
 def _year_comparison(rows: pd.DataFrame, show_themes: bool, venues: list[str]) -> list[dict]:
     """One year's venue comparison charts (themes when shown, then topics), as figure data."""
     rows = rows[rows["id"] >= 0].rename(columns={"venue_year_papers": "venue_papers"})
@@ -108,19 +128,8 @@ def years_context(
     years = sorted(int(y) for y in venue_years["year"].unique())
     level = "topic" if themes is None else "theme"
     order = topics.loc[topics["topic"] >= 0, "topic"] if themes is None else themes["theme"]
-    labelled = venue_years[(venue_years["level"] == level) & (venue_years["id"] >= 0)]
-    trends = []
-    for key in order:
-        rows = labelled[labelled["id"] == int(key)]
-        if rows.empty:
-            continue
-        trends.append(
-            {
-                "id": f"trend-{level}-{int(key)}",
-                "label": str(rows["label"].iloc[0]),
-                "figure": figure_data(trend_chart(rows, venues, years)),
-            }
-        )
+    trends = _trends(venue_years, level, [int(k) for k in order], venues, years)
+    topic_ids = [int(t) for t in topics.loc[topics["topic"] >= 0, "topic"]]
     by_year = {
         str(year): _year_comparison(
             venue_years[venue_years["year"] == year], themes is not None, venues
@@ -133,6 +142,9 @@ def years_context(
         "undated": undated,
         "venues": [{"venue": v, "colour": venue_colour(k)} for k, v in enumerate(venues)],
         "trends": trends,
+        "topic_trends": []
+        if themes is None
+        else _trends(venue_years, "topic", topic_ids, venues, years),
         "by_year": by_year,
         "papers": _papers_per_year(venue_years, venues, years),
     }

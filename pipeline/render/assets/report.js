@@ -30,6 +30,20 @@
     drawYear();
   }
 
+  // One topic's trend, chosen from #topic-trend-select, from #topic-trend-data ([{id, figure}]).
+  const topicData = document.getElementById("topic-trend-data");
+  const topicSelect = document.getElementById("topic-trend-select");
+  if (topicData && topicSelect) {
+    const trends = new Map(JSON.parse(topicData.textContent).map((t) => [t.id, t.figure]));
+    const drawTopic = () => {
+      const figure = trends.get(topicSelect.value);
+      if (figure) Plotly.react("topic-trend", figure.data, figure.layout, PLOT_CONFIG);
+      document.getElementById("topic-trend").dataset.topic = topicSelect.value;
+    };
+    topicSelect.addEventListener("change", drawTopic);
+    drawTopic();
+  }
+
   // Sorting is our own 40 lines rather than a table library: no build step, nothing to fetch.
   function key(cell) {
     if (!cell) return "";
