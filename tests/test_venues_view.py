@@ -64,3 +64,12 @@ def test_link_words_and_year_span():
     assert year_text([]) == "" and year_text([2023]) == "2023"
     assert year_text([2025, 2020, 2021]) == "2020–2025"
     assert year_span(_frame(["A"] * 3, [2021, None, 2020])) == {"years": [2020, 2021], "undated": 1}
+
+
+def test_the_maps_venue_layout_and_paper_years():
+    from pipeline.render.venues_view import paper_years, venue_layout
+
+    assert venue_layout(["ICML"]) == "single"
+    assert venue_layout(["ICML", "ICLR", "UAI"]) == "side_by_side"
+    assert venue_layout([f"V{i}" for i in range(8)]) == "small_multiples"
+    assert paper_years(_frame(["A", "B"], [2023, None])) == [2023, None]

@@ -61,3 +61,18 @@ def year_span(frame: pd.DataFrame) -> dict:
         "years": sorted({int(y) for y in frame["year"].dropna()}),
         "undated": int(frame["year"].isna().sum()),
     }
+
+
+def venue_layout(venues: list[str]) -> str:
+    """How the map lays out its per-venue view: "single" (one venue: no per-venue view),
+    "side_by_side" (two or three), "small_multiples" (more, with one venue highlighted over
+    the others in grey)."""
+    if len(venues) <= 1:
+        return "single"
+    return "small_multiples" if len(venues) > MANY_VENUES else "side_by_side"
+
+
+def paper_years(frame: pd.DataFrame) -> list[int | None]:
+    """Each paper's year for the map's year filter (None: no year; such papers are shown only
+    while the filter spans every year)."""
+    return [None if pd.isna(y) else int(y) for y in frame["year"]]
