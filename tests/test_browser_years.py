@@ -113,4 +113,7 @@ def test_the_year_charts_and_the_year_selector(years, open_offline):
     ]
     assert state.errors == []
     assert serious(axe_violations(page)) == []
+    page.evaluate("document.querySelectorAll('.trend-figures').forEach(d => d.open = true)")
+    assert page.locator(".trend-figures table").first.is_visible()
+    assert serious(axe_violations(page)) == []
     screenshot(page, index.parent, "years_report", full_page=True)

@@ -167,3 +167,22 @@ def test_every_topic_has_its_own_trend_behind_a_selector(years):
     index = _pages(years, venue_years=venue_years)["index.html"]
     assert len(island(index, "topic-trend-data")) == len(assigned)
     assert index.count('<option value="trend-topic-') == len(assigned)
+
+
+def test_each_theme_charts_figures_are_also_a_table_with_the_marks_in_words(years):
+    c, venue_years = years.corpus, years.venue_years
+    context = years_context(venue_years, theme_level(c.themes), c.topics, ["ICLR", "ICML"], 0)
+    rows = venue_years[venue_years["level"] == "theme"].set_index(["id", "venue", "year"])
+    for trend in context["trends"]:
+        key = int(trend["id"].rsplit("-", 1)[1])
+        assert [r["venue"] for r in trend["table"]] == ["ICLR", "ICML"]
+        for row in trend["table"]:
+            for year, cell in zip(context["years"], row["cells"], strict=True):
+                assert cell["share"] == rows.loc[(key, row["venue"], year), "share"]
+                assert cell["flag"] == rows.loc[(key, row["venue"], year), "flag"]
+    assert "topic_trends" in context and "table" not in context["topic_trends"][0]
+    index = _pages(years, venue_years=venue_years)["index.html"]
+    flagged = (venue_years["level"] == "theme") & (venue_years["flag"] != "none")
+    assert index.count("-represented at ICML that year</span>") + index.count(
+        "-represented at ICLR that year</span>"
+    ) == int(flagged.sum())

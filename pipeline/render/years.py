@@ -74,23 +74,53 @@ def trend_chart(rows: pd.DataFrame, venues: list[str], years: list[int]) -> go.F
     return fig
 
 
+def trend_table(rows: pd.DataFrame, venues: list[str], years: list[int]) -> list[dict]:
+    """A trend chart's figures as text: per venue, its share and flag in each year (None where
+    it had no papers that year)."""
+    cells = {(r["venue"], int(r["year"])): r for r in rows.to_dict("records")}
+    return [
+        {
+            "venue": venue,
+            "cells": [
+                None
+                if (venue, y) not in cells
+                else {
+                    "share": float(cells[venue, y]["share"]),
+                    "flag": cells[venue, y]["flag"],
+                    "venue": venue,
+                }  # fmt: skip
+                for y in years
+            ],
+        }
+        for venue in venues
+        if any((venue, y) in cells for y in years)
+    ]
+
+
 def _trends(
-    venue_years: pd.DataFrame, level: str, ids: list[int], venues: list[str], years: list[int]
+    venue_years: pd.DataFrame,
+    level: str,
+    ids: list[int],
+    venues: list[str],
+    years: list[int],
+    with_table: bool = False,
 ) -> list[dict]:
-    """A trend chart per id of `level` that venue_years holds: {id, label, figure}."""
+    """A trend chart per id of `level` that venue_years holds: {id, label, figure} (and its
+    figures as a table, with `with_table`)."""
     labelled = venue_years[venue_years["level"] == level]
     out = []
     for key in ids:
         rows = labelled[labelled["id"] == key]
         if rows.empty:
             continue
-        out.append(
-            {
-                "id": f"trend-{level}-{key}",
-                "label": str(rows["label"].iloc[0]),
-                "figure": figure_data(trend_chart(rows, venues, years)),
-            }
-        )
+        trend = {
+            "id": f"trend-{level}-{key}",
+            "label": str(rows["label"].iloc[0]),
+            "figure": figure_data(trend_chart(rows, venues, years)),
+        }
+        if with_table:
+            trend["table"] = trend_table(rows, venues, years)
+        out.append(trend)
     return out
 
 
@@ -128,7 +158,7 @@ def years_context(
     years = sorted(int(y) for y in venue_years["year"].unique())
     level = "topic" if themes is None else "theme"
     order = topics.loc[topics["topic"] >= 0, "topic"] if themes is None else themes["theme"]
-    trends = _trends(venue_years, level, [int(k) for k in order], venues, years)
+    trends = _trends(venue_years, level, [int(k) for k in order], venues, years, with_table=True)
     topic_ids = [int(t) for t in topics.loc[topics["topic"] >= 0, "topic"]]
     by_year = {
         str(year): _year_comparison(
