@@ -11,7 +11,7 @@ from render_frames import island
 
 from pipeline.config import RenderConfig
 from pipeline.render import render_pages
-from pipeline.render.charts import comparison_figure, figure_data
+from pipeline.render.charts import comparison_figure, figure_data, plotly_template
 from pipeline.render.colours import venue_colour
 from pipeline.render.report import comparison_charts
 from pipeline.render.shaping import theme_level
@@ -186,3 +186,13 @@ def test_each_theme_charts_figures_are_also_a_table_with_the_marks_in_words(year
     assert index.count("-represented at ICML that year</span>") + index.count(
         "-represented at ICLR that year</span>"
     ) == int(flagged.sum())
+
+
+def test_the_layout_template_travels_once_not_in_every_figure(years):
+    index = _pages(years, venue_years=years.venue_years)["index.html"]
+    figures = [p["figure"] for p in island(index, "chart-data")]
+    figures += [c["figure"] for charts in island(index, "year-data").values() for c in charts]
+    figures += [t["figure"] for t in island(index, "topic-trend-data")]
+    assert len(figures) > 20 and all("template" not in f["layout"] for f in figures)
+    template = island(index, "plotly-template")
+    assert template == plotly_template() and "layout" in template

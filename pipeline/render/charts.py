@@ -149,8 +149,17 @@ def venue_chart(
 
 
 def figure_data(fig: go.Figure) -> dict:
-    """The figure as plain JSON data ({"data": [...], "layout": {...}}) for Plotly.newPlot."""
-    return json.loads(fig.to_json())
+    """The figure as plain JSON data ({"data": [...], "layout": {...}}) for Plotly.newPlot,
+    without its layout template (about 7 KB in every figure): the page carries it once
+    (plotly_template) and report.js gives it to every figure."""
+    data = json.loads(fig.to_json())
+    data["layout"].pop("template", None)
+    return data
+
+
+def plotly_template() -> dict:
+    """plotly.py's default layout template, as every figure would carry it."""
+    return json.loads(go.Figure().to_json())["layout"]["template"]
 
 
 MARKS = {"over": "▲", "under": "▼", "none": ""}

@@ -263,6 +263,7 @@ def report_context(
         "z_threshold": float(venue_topics["z_threshold"].iloc[0]),
         "charts": charts_,
         "treemap": tree,
+        "plotly_template": charts.plotly_template(),
         "plots": charts_ + ([] if tree is None else [{"id": "treemap", "figure": tree}]) + trends,
         "preview": map_preview(frame),
         "themes": None if themes is None else theme_rows(themes, topics, theme_cells),
