@@ -117,3 +117,43 @@ def test_the_year_charts_and_the_year_selector(years, open_offline):
     assert page.locator(".trend-figures table").first.is_visible()
     assert serious(axe_violations(page)) == []
     screenshot(page, index.parent, "years_report", full_page=True)
+
+
+REAL_BUILD = Path(__file__).resolve().parents[1] / "outputs" / "icml-iclr-2020-2025"
+
+
+@pytest.mark.slow  # renders the 9,749 papers (their similar papers too)
+@pytest.mark.skipif(
+    not (REAL_BUILD / "clusters.parquet").is_file(),
+    reason="needs `make all CONFIG=configs/icml-iclr-2020-2025.yaml` built",
+)
+def test_the_real_2020_2025_report_per_year(tmp_path, open_offline):
+    """The tables of the 9,749-paper build, venue_years from compare's core, rendered here."""
+    from pipeline import compare, schemas, tables
+    from pipeline.config import CompareConfig
+
+    def read(name):
+        return tables.read_table(REAL_BUILD / f"{name}.parquet", getattr(schemas, name.upper()))
+
+    d, c, t, h = (read(n) for n in ("documents", "clusters", "topics", "themes"))
+    venue_years = compare.year_table(d, c, t, h, CompareConfig())
+    embeddings = tables.read_embeddings(REAL_BUILD / "embeddings.parquet", documents=d)
+    figures = tables.read_json(REAL_BUILD / "metrics.json", "metrics")
+    pages = render_pages(
+        d, embeddings, c, t, h, read("venue_topics"), figures, RenderConfig(),
+        venue_years=venue_years,
+    )  # fmt: skip
+    write_site(tmp_path, pages)
+    state = open_offline(tmp_path / "index.html", timeout=60_000)
+    page = state.page
+    assert page.inner_text("h1") == "ICLR & ICML 2020–2025 topic map"
+    options = page.eval_on_selector_all("#year-select option", "os => os.map(o => o.value)")
+    assert options == ["2020", "2021", "2022", "2023", "2025"]
+    level = theme_level(h)
+    traces = page.locator("#years-section .trends .trend-plot .scatterlayer .trace")
+    assert traces.count() == 2 * len(level)
+    page.select_option("#year-select", "2020")
+    page.wait_for_function("() => document.getElementById('years-section').dataset.year === '2020'")
+    assert state.errors == [] and state.blocked == []
+    assert serious(axe_violations(page)) == []
+    screenshot(page, tmp_path, "real_2020_2025_report", full_page=True)

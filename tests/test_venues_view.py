@@ -11,6 +11,8 @@ from pipeline.config import RenderConfig
 from pipeline.render.venues_view import (
     corpus_title,
     page_title,
+    paper_years,
+    venue_layout,
     venues_link_text,
     year_span,
     year_text,
@@ -67,8 +69,6 @@ def test_link_words_and_year_span():
 
 
 def test_the_maps_venue_layout_and_paper_years():
-    from pipeline.render.venues_view import paper_years, venue_layout
-
     assert venue_layout(["ICML"]) == "single"
     assert venue_layout(["ICML", "ICLR", "UAI"]) == "side_by_side"
     assert venue_layout([f"V{i}" for i in range(8)]) == "small_multiples"
