@@ -11,7 +11,8 @@ import pytest
 from browser_site import axe_violations, screenshot, serious, write_site
 from many_venues import EIGHT, eight_venues, years_corpus
 
-from pipeline.config import RenderConfig
+from pipeline import compare, schemas, tables
+from pipeline.config import CompareConfig, RenderConfig
 from pipeline.render import render_pages
 from pipeline.render.shaping import theme_level
 
@@ -129,8 +130,6 @@ REAL_BUILD = Path(__file__).resolve().parents[1] / "outputs" / "icml-iclr-2020-2
 )
 def test_the_real_2020_2025_report_per_year(tmp_path, open_offline):
     """The tables of the 9,749-paper build, venue_years from compare's core, rendered here."""
-    from pipeline import compare, schemas, tables
-    from pipeline.config import CompareConfig
 
     def read(name):
         return tables.read_table(REAL_BUILD / f"{name}.parquet", getattr(schemas, name.upper()))
