@@ -73,3 +73,10 @@ def test_the_maps_venue_layout_and_paper_years():
     assert venue_layout(["ICML", "ICLR", "UAI"]) == "side_by_side"
     assert venue_layout([f"V{i}" for i in range(8)]) == "small_multiples"
     assert paper_years(_frame(["A", "B"], [2023, None])) == [2023, None]
+
+
+def test_with_one_venue_the_report_links_the_map_without_promising_panels():
+    index = rendered(tiny_tables(venues=["ICML"] * 5))["index.html"]
+    assert "<strong>The map →</strong><span>the papers of ICML, coloured by topic</span>" in index
+    assert "Venues side by side" not in index
+    assert "<h1>ICML 2025 topic map</h1>" in index
