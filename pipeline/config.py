@@ -173,7 +173,11 @@ class QualityConfig(_Section):
 
 
 class RenderConfig(_Section):
-    title: str = "ICML & ICLR topic map"
+    title: str | None = Field(
+        None,
+        description="Page title and heading; null: made from the venues and years present "
+        "('ICLR & ICML 2020–2025 topic map').",
+    )
     point_size: int = Field(7, ge=1, le=30)
     hover_words: int = Field(16, ge=3, le=100, description="Opening words shown when untitled.")
 

@@ -26,6 +26,7 @@ from pipeline.render.mapview import map_context
 from pipeline.render.report import report_context
 from pipeline.render.shaping import paper_frame, paper_vectors, summarise, theme_level
 from pipeline.render.templating import MAP_PAGE, render_template
+from pipeline.render.venues_view import page_title
 
 log = logging.getLogger("pipeline.render")
 
@@ -47,6 +48,7 @@ def render_pages(
     baseline: dict | None = None,
     report_name: str = "index.html",
     fitted_at: str | None = None,
+    venue_years: pd.DataFrame | None = None,
 ) -> dict[str, str]:
     """Pure core: {report_name: the report's HTML, "map.html": the map's}. `embeddings` is
     (doc_ids, vectors); `stability` and `baseline` are None when not built; `fitted_at`: when
@@ -58,9 +60,9 @@ def render_pages(
     vectors = paper_vectors(frame, *embeddings)
     level = theme_level(themes)
     summary = summarise(frame, topics, level, venue_topics, fitted_at)
-    common = {"title": config.title, "report_name": report_name}
+    common = {"title": page_title(config.title, frame), "report_name": report_name}
     figures = (metrics, stability, baseline)
-    report = report_context(frame, topics, level, venue_topics, summary, figures)
+    report = report_context(frame, topics, level, venue_topics, summary, figures, venue_years)
     mapped = map_context(frame, topics, level, vectors, summary, config)
     return {
         report_name: render_template("report.html", page="report", **common, **report),
@@ -76,6 +78,7 @@ def run(
     topics: Path,
     themes: Path,
     venue_topics: Path,
+    venue_years: Path,
     metrics: Path,
     report: Path,
     stability: Path | None = None,
@@ -93,6 +96,7 @@ def run(
         topics=topics,
         themes=themes,
         venue_topics=venue_topics,
+        venue_years=venue_years,
     )
     papers = tables.read_table(documents, schemas.DOCUMENTS)
     pages = render_pages(
@@ -108,6 +112,7 @@ def run(
         baseline=None if baseline is None else tables.read_json(baseline, "baseline"),
         report_name=report.name,
         fitted_at=tables.read_notes(clusters, "clusters").get("fitted_at"),
+        venue_years=tables.read_table(venue_years, schemas.VENUE_YEARS),
     )
     folder = report.parent
     tables.write_text(folder / PLOTLY_JS, get_plotlyjs())
