@@ -119,8 +119,8 @@ TOPIC_ARGS := --documents $(OUT)/documents.parquet --clusters $(OUT)/clusters.pa
 $(OUT)/metrics.json: $(TOPIC_TABLES) $(CODE_metrics) | $(VENV_DONE)
 	$(RUN) metrics --config $(CONFIG) $(TOPIC_ARGS) --metrics $@
 
-$(OUT)/venue_topics.parquet: $(TOPIC_TABLES) $(CODE_compare) $(call STAMP,compare) | $(VENV_DONE)
-	$(RUN) compare --config $(CONFIG) $(TOPIC_ARGS) --venue-topics $@
+$(OUT)/venue_topics.parquet $(OUT)/venue_years.parquet &: $(TOPIC_TABLES) $(CODE_compare) $(call STAMP,compare) | $(VENV_DONE)
+	$(RUN) compare --config $(CONFIG) $(TOPIC_ARGS) --venue-topics $(OUT)/venue_topics.parquet --venue-years $(OUT)/venue_years.parquet
 
 $(OUT)/stability.json: $(OUT)/documents.parquet $(OUT)/embeddings.parquet $(OUT)/clusters.parquet $(CODE_stability) $(call STAMP,stability) | $(VENV_DONE)
 	$(RUN) stability --config $(CONFIG) --documents $< --embeddings $(OUT)/embeddings.parquet --clusters $(OUT)/clusters.parquet --stability $@
@@ -138,8 +138,8 @@ $(OUT)/bertopic/topics.json: $(OUT)/documents.parquet $(OUT)/embeddings.parquet 
 
 # The report and the map, with plotly.js and the static assets beside them.
 PAGES := index.html map.html plotly.min.js map.js report.js style.css
-$(addprefix $(OUT)/,$(PAGES)) &: $(TOPIC_TABLES) $(OUT)/embeddings.parquet $(OUT)/venue_topics.parquet $(OUT)/metrics.json $(REPORT_EXTRAS) $(CODE_render) $(call STAMP,render) | $(VENV_DONE)
-	$(RUN) render --config $(CONFIG) $(TOPIC_ARGS) --embeddings $(OUT)/embeddings.parquet --venue-topics $(OUT)/venue_topics.parquet --metrics $(OUT)/metrics.json $(foreach r,$(QUALITY_RUNS),--$(r) $(OUT)/$(r).json) --report $(OUT)/index.html
+$(addprefix $(OUT)/,$(PAGES)) &: $(TOPIC_TABLES) $(OUT)/embeddings.parquet $(OUT)/venue_topics.parquet $(OUT)/venue_years.parquet $(OUT)/metrics.json $(REPORT_EXTRAS) $(CODE_render) $(call STAMP,render) | $(VENV_DONE)
+	$(RUN) render --config $(CONFIG) $(TOPIC_ARGS) --embeddings $(OUT)/embeddings.parquet --venue-topics $(OUT)/venue_topics.parquet --venue-years $(OUT)/venue_years.parquet --metrics $(OUT)/metrics.json $(foreach r,$(QUALITY_RUNS),--$(r) $(OUT)/$(r).json) --report $(OUT)/index.html
 
 # Speed figures for this config's corpus (see tools/bench.py); BENCH_ARGS e.g.
 #   make bench CONFIG=configs/corpora2023.yaml BENCH_ARGS="--runs 3 --scaling 10000,30000,100000"

@@ -71,6 +71,10 @@ class Build:
         return tables.read_table(self.path("venue_topics"), schemas.VENUE_TOPICS)
 
     @property
+    def venue_years(self) -> pd.DataFrame:
+        return tables.read_table(self.path("venue_years"), schemas.VENUE_YEARS)
+
+    @property
     def metrics(self) -> dict:
         return tables.read_json(self.path("metrics"), "metrics")
 

@@ -1,7 +1,9 @@
-"""Stage compare: documents + clusters + topics + themes -> venue_topics.parquet, the one owner of
-the venue statistics: for every topic and theme and every venue, the papers it holds there,
-their share of the venue's papers (and the venue's papers), and whether the topic is
-significantly over- or under-represented at the venue compared with all other venues together.
+"""Stage compare: documents + clusters + topics + themes -> venue_topics.parquet and
+venue_years.parquet, the one owner of the venue statistics: for every topic and theme and every
+venue (and, in venue_years, every year), the papers it holds there, their share of the venue's
+papers (and the venue's papers), and whether the topic is significantly over- or
+under-represented at the venue compared with all other venues together (that year's, in
+venue_years). Papers without a year are left out of venue_years.
 
 The test is the weighted log-odds ratio with an informative Dirichlet prior (Monroe, Colaresi and
 Quinn 2008, "Fightin' Words"), as a z-score. The prior's means are the corpus-wide topic shares
@@ -50,11 +52,18 @@ def flags(z: np.ndarray, threshold: float) -> np.ndarray:
 
 
 def level_table(
-    groups: pd.Series, venues: pd.Series, labels: dict[int, str], level: str, config
+    groups: pd.Series,
+    venues: pd.Series,
+    labels: dict[int, str],
+    level: str,
+    config,
+    ids: list[int] | None = None,
 ) -> pd.DataFrame:
     """The venue_topics rows of one level (topic or theme): `groups` and `venues` hold each
-    paper's group and venue."""
+    paper's group and venue; `ids`, when given, every group to list (0 papers where absent)."""
     counts = pd.crosstab(groups, venues)
+    if ids is not None:
+        counts = counts.reindex(sorted(set(ids) | set(counts.index)), fill_value=0)
     z = log_odds_z(counts.to_numpy(), config.prior_scale)
     shares = counts / counts.sum(axis=0)
     rows = [
@@ -77,6 +86,21 @@ def level_table(
     return frame
 
 
+def _levels(
+    documents: pd.DataFrame, clusters: pd.DataFrame, topics: pd.DataFrame, themes: pd.DataFrame
+) -> tuple[pd.DataFrame, dict[str, dict[int, str]]]:
+    """Every paper's venue, year, topic and theme; and each level's labels."""
+    wanted = [c for c in ("doc_id", "venue", "year", "abstract") if c in documents]
+    merged = tables.join_papers(documents[wanted], clusters)
+    theme_of = dict(zip(topics["topic"].astype(int), topics["theme"].astype(int), strict=True))
+    merged["theme"] = merged["topic"].map(theme_of).fillna(schemas.UNASSIGNED).astype(int)
+    labels = {
+        "topic": dict(zip(topics["topic"].astype(int), topics["label"], strict=True)),
+        "theme": dict(zip(themes["theme"].astype(int), themes["label"], strict=True)),
+    }
+    return merged, labels
+
+
 def venue_table(
     documents: pd.DataFrame,
     clusters: pd.DataFrame,
@@ -85,14 +109,38 @@ def venue_table(
     config: CompareConfig,
 ) -> pd.DataFrame:
     """Pure core: the topic rows, then the theme rows."""
-    merged = tables.join_papers(documents[["doc_id", "venue", "abstract"]], clusters)
-    labels = dict(zip(topics["topic"].astype(int), topics["label"], strict=True))
-    parts = [level_table(merged["topic"], merged["venue"], labels, "topic", config)]
-    theme_of = dict(zip(topics["topic"].astype(int), topics["theme"].astype(int), strict=True))
-    theme_labels = dict(zip(themes["theme"].astype(int), themes["label"], strict=True))
-    paper_themes = merged["topic"].map(theme_of).fillna(schemas.UNASSIGNED).astype(int)
-    parts.append(level_table(paper_themes, merged["venue"], theme_labels, "theme", config))
+    merged, labels = _levels(documents, clusters, topics, themes)
+    parts = [
+        level_table(merged[level], merged["venue"], labels[level], level, config)
+        for level in ("topic", "theme")
+    ]
     return pd.concat(parts, ignore_index=True)
+
+
+def year_table(
+    documents: pd.DataFrame,
+    clusters: pd.DataFrame,
+    topics: pd.DataFrame,
+    themes: pd.DataFrame,
+    config: CompareConfig,
+) -> pd.DataFrame:
+    """Pure core of venue_years: venue_table's rows for each year's papers alone (the venue
+    comparison of that year; every topic and theme listed each year, 0 papers where absent),
+    with `year` and `venue_year_papers`. Papers without a year are left out."""
+    merged, labels = _levels(documents, clusters, topics, themes)
+    dated = merged[merged["year"].notna()]
+    parts = []
+    for year, papers in dated.groupby(dated["year"].astype(int), sort=True):
+        for level in ("topic", "theme"):
+            ids = sorted(set(merged[level]))
+            part = level_table(papers[level], papers["venue"], labels[level], level, config, ids)
+            parts.append(part.assign(year=int(year)))
+    if not parts:
+        return pd.DataFrame({c: [] for c in schemas.VENUE_YEARS.columns})
+    frame = pd.concat(parts, ignore_index=True).rename(
+        columns={"venue_papers": "venue_year_papers"}
+    )
+    return frame[schemas.VENUE_YEARS.columns]
 
 
 def run(
@@ -102,19 +150,24 @@ def run(
     topics: Path,
     themes: Path,
     venue_topics: Path,
+    venue_years: Path,
 ) -> None:
     lineage = tables.stage_lineage(
         config, documents=documents, clusters=clusters, topics=topics, themes=themes
     )
     papers = tables.read_table(documents, schemas.DOCUMENTS)
-    table = venue_table(
+    frames = (
         papers,
         tables.read_table(clusters, schemas.CLUSTERS),
         tables.read_table(topics, schemas.TOPICS),
         tables.read_table(themes, schemas.THEMES),
-        config,
     )
+    table = venue_table(*frames, config)
     tables.write_table(table, venue_topics, schemas.VENUE_TOPICS, lineage)
+    tables.write_table(year_table(*frames, config), venue_years, schemas.VENUE_YEARS, lineage)
+    undated = int(papers["year"].isna().sum())
+    if undated:
+        log.info("note: %d paper(s) without a year left out of venue_years", undated)
     over = table[(table["flag"] == "over") & (table["id"] >= 0)]
     for row in over.itertuples():
         log.info(

@@ -137,6 +137,9 @@ class LabelConfig(_Section):
     min_term_share: float = Field(
         0.125, ge=0.0, le=1.0, description="A topic's terms are used by at least this share of it."
     )
+    theme_term_share: float = Field(
+        0.1, ge=0.0, le=1.0, description="A theme's terms are used by at least this share of it."
+    )
     n_themes: Annotated[int, Field(ge=2, le=50)] | Auto = Field(
         "auto", description="Themes above the topics (auto: about a quarter of them, 8 to 20)."
     )
@@ -170,7 +173,11 @@ class QualityConfig(_Section):
 
 
 class RenderConfig(_Section):
-    title: str = "ICML & ICLR topic map"
+    title: str | None = Field(
+        None,
+        description="Page title and heading; null: made from the venues and years present "
+        "('ICLR & ICML 2020–2025 topic map').",
+    )
     point_size: int = Field(7, ge=1, le=30)
     hover_words: int = Field(16, ge=3, le=100, description="Opening words shown when untitled.")
 

@@ -128,6 +128,25 @@ VENUE_TOPICS = Schema(
         _f("z_threshold", pa.float64()),  # the |z| that flags a cell
     ),
 )
+# compare: venue_topics' rows for each year's papers alone, one row per (topic or theme, venue,
+# year); a venue's share, z and flag are against that year's other venues. Papers without a year
+# are left out; a venue without papers in a year has no rows for it.
+VENUE_YEARS = Schema(
+    "venue_years",
+    (
+        _f("level", pa.string()),
+        _f("id", pa.int32()),
+        _f("label", pa.string()),
+        _f("venue", pa.string()),
+        _f("year", pa.int32()),
+        _f("count", pa.int32()),
+        _f("share", pa.float64()),  # of the venue's papers that year
+        _f("z", pa.float64(), nullable=True),  # null where the year has one venue
+        _f("flag", pa.string()),
+        _f("venue_year_papers", pa.int32()),  # the venue's papers that year
+        _f("z_threshold", pa.float64()),
+    ),
+)
 
 
 # BERTopic 0.17.4's get_topic_info() and get_document_info(docs) columns, for a model with

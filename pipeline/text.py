@@ -37,6 +37,8 @@ ML_FILLER = frozenset(
     benchmarks code available github com https http www org et al le ge wide range key
     challenge challenges challenging recent recently previous previously different well simple
     state-of-the-art so-called well-known enable enables allow allows able paradigm aim aims
+    compared compare compares reveal reveals revealed success successful successfully obtain
+    obtains obtained presented promise promising establish establishes established important
     """.split()
 )
 # Too general to name a topic alone, yet part of phrases that do ("reinforcement learning").

@@ -15,7 +15,10 @@ import pandas as pd
 from pipeline import compare, metrics, render
 from pipeline.config import CompareConfig, RenderConfig
 
-REPORT_READY = "() => !!document.querySelector('#venue-chart .scatterlayer .point')"
+# the venue comparison drawn: its dots (up to three venues) or its heatmap (more)
+REPORT_READY = (
+    "() => !!document.querySelector('#venue-chart .scatterlayer .point, #venue-chart .hm image')"
+)
 MAP_READY = "() => document.getElementById('topic-map')?.dataset.ready === 'true'"
 # points of the map's paper traces (uid papers-<panel>, WebGL) as plotly holds them after the
 # draw; context dots and focus rings excluded

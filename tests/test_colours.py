@@ -3,8 +3,11 @@ contrast) against the backgrounds it is drawn on, read from the page assets."""
 
 from __future__ import annotations
 
+import colorsys
+import math
 import re
 
+import pandas as pd
 import pytest
 
 from pipeline.render import ASSETS_DIR
@@ -14,7 +17,11 @@ from pipeline.render.colours import (
     VENUE_PALETTE,
     contrast_ratio,
     legible,
+    shades,
+    theme_colour,
     topic_colour,
+    topic_colours,
+    venue_colour,
 )
 
 
@@ -61,3 +68,61 @@ def test_light_colours_are_darkened_until_legible():
     amber = legible("#f6f926")
     assert _wcag_contrast(amber, "#fbfbfc") >= 3.0
     assert _wcag_contrast(amber, "#fbfbfc") < 3.4  # no darker than it needs to be
+
+
+def _lab(colour: str) -> tuple[float, float, float]:
+    """CIELAB (D65) of a #rrggbb colour, for how far apart two colours look."""
+    r, g, b = (int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5))
+    f = lambda c: c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4  # noqa: E731
+    r, g, b = f(r), f(g), f(b)
+    x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
+    y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
+    t = lambda u: u ** (1 / 3) if u > 0.008856 else 7.787 * u + 16 / 116  # noqa: E731
+    return 116 * t(y) - 16, 500 * (t(x) - t(y)), 200 * (t(y) - t(z))
+
+
+def test_eight_venues_get_eight_distinct_colours_none_grey():
+    colours = [venue_colour(i) for i in range(len(VENUE_PALETTE))]
+    assert len(colours) >= 8 and len(set(colours)) == len(colours)
+    for i, first in enumerate(colours):
+        assert math.hypot(*_lab(first)[1:]) > 25, first  # coloured, not a grey
+        for second in colours[i + 1 :]:
+            assert math.dist(_lab(first), _lab(second)) >= 20, (first, second)
+
+
+def _hue(colour: str) -> float:
+    return colorsys.rgb_to_hls(*(int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)))[0]
+
+
+def _many_topics(n_topics: int, n_themes: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    topics = pd.DataFrame({"topic": [-1, *range(n_topics)]})
+    themes = pd.DataFrame(
+        {
+            "theme": list(range(n_themes)),
+            "topics": [list(range(h, n_topics, n_themes)) for h in range(n_themes)],
+        }
+    )
+    return topics, themes
+
+
+def test_up_to_the_palettes_size_topics_keep_their_own_colours():
+    topics, themes = _many_topics(len(PALETTE), 10)
+    colours = topic_colours(topics, themes)
+    assert colours == {t: topic_colour(t) for t in topics["topic"]}
+    assert topic_colours(*_many_topics(340, 20)[:1], None)[339] == topic_colour(339)
+
+
+@pytest.mark.parametrize("background", BACKGROUNDS)
+def test_with_more_topics_each_is_a_shade_of_its_themes_colour(background):
+    topics, themes = _many_topics(340, 20)
+    colours = topic_colours(topics, themes)
+    assert colours[-1] == topic_colour(-1)
+    for row in themes.itertuples():
+        own = [colours[t] for t in row.topics]
+        assert len(set(own)) == len(own) == 17  # neighbours in a theme differ
+        base = _hue(theme_colour(row.theme))
+        for colour in own:
+            assert _wcag_contrast(colour, background) >= 3.0
+            assert abs(math.remainder(_hue(colour) - base, 1.0)) <= 0.05, (row.theme, colour)
+    assert shades("#1f77b4", 1) == ["#1f77b4"] and shades("#1f77b4", 0) == []

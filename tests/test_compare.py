@@ -163,7 +163,7 @@ def test_run_writes_the_table_with_its_lineage_and_logs_the_flags(tmp_path, capl
     out = tmp_path / "venue_topics.parquet"
     config = CompareConfig(z_threshold=2.0)
     with caplog.at_level(logging.INFO, logger="pipeline.compare"):
-        compare.run(config, **paths, venue_topics=out)
+        compare.run(config, **paths, venue_topics=out, venue_years=tmp_path / "years.parquet")
     written = tables.read_table(out, schemas.VENUE_TOPICS)
     read = {
         name: tables.read_table(path, getattr(schemas, name.upper()))
@@ -185,5 +185,8 @@ def test_run_writes_the_table_with_its_lineage_and_logs_the_flags(tmp_path, capl
     caplog.clear()
     single = _write_build(tmp_path / "one", ["NeurIPS"] * 6)
     with caplog.at_level(logging.INFO, logger="pipeline.compare"):
-        compare.run(config, **single, venue_topics=tmp_path / "one" / "v.parquet")
+        compare.run(
+            config, **single, venue_topics=tmp_path / "one" / "v.parquet",
+            venue_years=tmp_path / "one" / "y.parquet",
+        )  # fmt: skip
     assert [r.getMessage() for r in caplog.records] == ["note: one venue: nothing to compare"]

@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-import logging
-
 import numpy as np
 import pandas as pd
 import pytest
+from label_frames import clusters_of as _clusters
+from label_frames import documents_of as _documents
+from label_frames import unit_vectors as _vectors
 from wordlists import NOT_IN_LABELS, faults
 
 from pipeline import schemas
 from pipeline.config import LabelConfig
 from pipeline.errors import PipelineError
 from pipeline.label import (
-    assign_themes,
     distinct_terms,
     label_topics,
     make_label,
     representative_docs,
-    theme_count,
     unique_labels,
 )
 from pipeline.schemas import UNASSIGNED_LABEL
@@ -38,48 +37,6 @@ GRAPHS = [
     "Expressive graph neural networks beyond message passing for node classification",
 ]
 OUTLIER = ["Quantum annealing schedules for combinatorial scheduling"]
-
-
-def _documents(abstracts, venues, titles=None) -> pd.DataFrame:
-    n = len(abstracts)
-    return pd.DataFrame(
-        {
-            "doc_id": [f"p{i}" for i in range(n)],
-            "venue": venues,
-            "conference": venues,
-            "track": [""] * n,
-            "year": [2025] * n,
-            "title": pd.Series(titles or [None] * n, dtype=object),
-            "abstract": abstracts,
-            "source": ["a.txt"] * n,
-            "source_id": pd.Series([None] * n, dtype=object),
-            "url": pd.Series([None] * n, dtype=object),
-        }
-    )
-
-
-def _clusters(doc_ids, topics) -> pd.DataFrame:
-    return pd.DataFrame(
-        {
-            "doc_id": doc_ids,
-            "topic": np.asarray(topics, dtype=np.int32),
-            "x": np.zeros(len(doc_ids), dtype=np.float32),
-            "y": np.zeros(len(doc_ids), dtype=np.float32),
-            "raw_outlier": np.asarray(topics) < 0,
-            "placed": "fit",
-            "similarity": np.ones(len(doc_ids), dtype=np.float32),
-        }
-    )
-
-
-def _vectors(n: int, topics=None, seed: int = 0) -> np.ndarray:
-    """Unit vectors; papers of one topic (when given) lie near a common direction."""
-    rng = np.random.default_rng(seed)
-    vectors = rng.normal(scale=0.3, size=(n, 16))
-    if topics is not None:
-        centres = rng.normal(size=(max(topics) + 2, 16))
-        vectors += centres[np.asarray(topics)]
-    return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
 
 
 def _label_both(documents, clusters, config=None, vectors=None, encoder=None):
@@ -315,72 +272,6 @@ def test_unique_labels_fall_back_to_later_terms_then_to_a_name():
     assert labels[0] == "optimal transport, sinkhorn"
     assert labels[1] == "entropic regularization, barycenters"  # no term said twice
     assert labels[2] == "Topic 2" and labels[3] == "Topic 3"
-
-
-# --- themes --------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("n_topics", "setting", "themes"),
-    [
-        (41, "auto", 10),
-        (80, "auto", 20),
-        (200, "auto", 20),
-        (20, "auto", 8),
-        (16, "auto", 8),
-        (10, "auto", 5),  # too few topics for 8 themes: half of them
-        (5, "auto", 2),
-        (3, "auto", 3),  # one level: each topic its own theme
-        (1, "auto", 1),
-        (41, 12, 12),
-        (10, 12, 5),
-    ],
-)
-def test_theme_count_degrades_with_few_topics(n_topics, setting, themes):
-    assert theme_count(n_topics, setting) == themes
-
-
-def test_every_topic_is_in_one_theme_numbered_by_size(caplog):
-    topics_of = np.repeat(np.arange(12), np.arange(12, 0, -1))  # topic 0 largest
-    vectors = _vectors(len(topics_of), topics_of // 2)  # topics 2k and 2k+1 lie close
-    with caplog.at_level(logging.INFO, logger="pipeline.label"):
-        themes = assign_themes(vectors, topics_of, LabelConfig())
-    assert sorted(themes) == list(range(12))
-    assert sorted(set(themes.values())) == list(range(6))
-    assert "note: only 12 topics: 6 themes" in caplog.text
-    for k in range(0, 12, 2):
-        assert themes[k] == themes[k + 1]
-    sizes = {}
-    for topic, theme in themes.items():
-        sizes[theme] = sizes.get(theme, 0) + 12 - topic
-    assert [sizes[t] for t in range(6)] == sorted(sizes.values(), reverse=True)
-
-
-def test_many_topics_get_labelled_themes():
-    words = [
-        "sinkhorn barycenters",
-        "graph convolutions",
-        "policy gradients",
-        "protein folding",
-        "speech recognition",
-        "image segmentation",
-        "bandit regret",
-        "differential privacy",
-    ]
-    abstracts, topics_of = [], []
-    for topic in range(16):
-        for k in range(3):
-            abstracts.append(f"{words[topic // 2]} with variant{topic}. Case {k}.")
-            topics_of.append(topic)
-    documents = _documents(abstracts, ["ICML", "ICLR"] * 24)
-    vectors = _vectors(len(abstracts), np.array(topics_of) // 2)  # topics 2k, 2k+1 lie close
-    clusters = _clusters(documents["doc_id"], topics_of)
-    topics, themes = _label_both(documents, clusters, vectors=vectors)
-    assert topics["theme"].nunique() == 8 and len(themes) == 8
-    assert themes["label"].is_unique
-    theme_label = dict(zip(themes["theme"], themes["label"], strict=True))
-    for row in topics.itertuples():  # a theme is named by what its two topics share
-        assert words[row.topic // 2] in theme_label[row.theme], row
 
 
 # --- the KeyBERTInspired + MMR path, with a stand-in embedding model -----------------------

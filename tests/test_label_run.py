@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 
+import numpy as np
 from test_label import hashing_encoder, labelled  # noqa: F401, F811 - fixtures
 
 from pipeline import schemas
@@ -42,3 +43,23 @@ def test_run_loads_the_encoder_with_the_embed_section_and_its_precision(
     )  # fmt: skip
     assert seen == {"load": embed_config, "precision": "bf16"}
     assert tables.read_table(tmp_path / "topics.parquet", schemas.TOPICS)["label"].is_unique
+
+
+def test_the_basis_changes_with_the_code_that_makes_labels(labelled, tmp_path, monkeypatch):  # noqa: F811
+    """Labels are kept while their basis holds; a change to the word lists or the label code
+    (a new release) must relabel, not keep the old labels."""
+    from pipeline import label, tables
+    from pipeline.config import EmbedConfig
+    from pipeline.label import paper_vectors
+
+    documents, clusters, _ = labelled
+    merged = tables.join_papers(documents, clusters)
+    vectors = np.eye(len(documents), 8, dtype=np.float32)
+    args = (merged, paper_vectors(documents, merged, vectors), LabelConfig(), EmbedConfig())
+    code = tmp_path / "text.py"
+    code.write_text("FILLER = 'propose'\n")
+    monkeypatch.setattr(label, "LABEL_CODE", [*label.LABEL_CODE[:-1], code])
+    before = label.basis(*args)
+    assert label.basis(*args) == before
+    code.write_text("FILLER = 'propose compared'\n")
+    assert label.basis(*args) != before

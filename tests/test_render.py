@@ -283,6 +283,10 @@ def _write_inputs(folder: Path, frames: dict) -> dict[str, Path]:
     for name in ("documents", "clusters", "topics", "themes", "venue_topics"):
         tables.write_table(frames[name], paths[name], getattr(schemas, name.upper()))
     tables.write_embeddings(*frames["embeddings"], paths["embeddings"])
+    paths["venue_years"] = folder / "venue_years.parquet"
+    names = ("documents", "clusters", "topics", "themes")
+    years = compare.year_table(*(frames[n] for n in names), CompareConfig())
+    tables.write_table(years, paths["venue_years"], schemas.VENUE_YEARS)
     paths["metrics"] = folder / "metrics.json"
     tables.write_json(frames["metrics"], paths["metrics"])
     return paths

@@ -47,7 +47,8 @@ def test_report_reads_counts_shares_totals_and_flags_from_venue_topics():
     assert 'class="mark under" title=' in index
     assert "|z| ≥ 2.5, the weighted log-odds of venue_topics.parquet" in index
     assert "(ICLR 8, ICML 3)" in index  # each venue's papers, as venue_topics counts them
-    assert '<td>ICLR</td><td class="years">2025</td><td class="num">8</td>' in index
+    iclr = '<td><span class="swatch" style="background:#2f6fdb"></span>ICLR</td>'
+    assert iclr + '<td class="years">2025</td><td class="num">8</td>' in index  # its colour too
     figure = island(index, "chart-data")[0]["figure"]
     dots = {t["name"]: t for t in figure["data"] if t.get("name") in ("ICLR", "ICML")}
     assert 87.5 in dots["ICLR"]["x"]

@@ -50,7 +50,10 @@ MODULES = {
         "pipeline/tables.py",
         ["tests/test_tables.py", "tests/test_tables_io.py", "tests/test_csv_tables.py"],
     ),
-    "compare": ("pipeline/compare.py", ["tests/test_compare.py"]),
+    "compare": (
+        "pipeline/compare.py",
+        ["tests/test_compare.py", "tests/test_compare_years.py"],
+    ),
     "scores": ("pipeline/scores.py", ["tests/test_scores.py", "tests/test_metrics.py"]),
     "config": ("pipeline/config.py", ["tests/test_config.py"]),
 }

@@ -6,8 +6,9 @@ or ML filler). BERTopic's KeyBERTInspired (closeness to the topic's papers) and
 MaximalMarginalRelevance (variety) then rerank the candidates. A label is the best terms, 2 to
 `label_words` words, unique across topics.
 
-Themes: the topics' mean embeddings are grouped (Ward) into 8-20 themes, labelled the same way
-from their papers; with too few topics there are fewer themes, or one level (a logged note).
+Themes (themes.py): the topics' mean embeddings are grouped (Ward) into 8-20 themes, each named
+by the terms that tell its papers from the rest; with too few topics there are fewer themes, or
+one level (a logged note).
 """
 
 from __future__ import annotations
@@ -21,18 +22,20 @@ import numpy as np
 import pandas as pd
 
 from pipeline import encoder as encoders
-from pipeline import schemas, tables
-from pipeline.centroids import topic_centroids, ward_groups
+from pipeline import schemas, tables, text
+from pipeline.centroids import topic_centroids
 from pipeline.config import EmbedConfig, LabelConfig
 from pipeline.errors import PipelineError
 from pipeline.label.names import make_label, unique_labels
 from pipeline.label.terms import distinct_terms, group_terms
+from pipeline.label.themes import assign_themes, theme_count, theme_labels, theme_rows
 from pipeline.schemas import UNASSIGNED_LABEL
 from pipeline.text import term_texts
 
 log = logging.getLogger("pipeline.label")
 
-MIN_THEMES, MAX_THEMES = 8, 20
+# the code a label depends on, part of its basis
+LABEL_CODE = sorted(Path(__file__).parent.glob("*.py")) + [Path(text.__file__)]
 
 __all__ = [
     "assign_themes",
@@ -43,33 +46,6 @@ __all__ = [
     "theme_count",
     "unique_labels",
 ]
-
-
-def theme_count(n_topics: int, setting: int | str) -> int:
-    """Themes to form over `n_topics`: 8-20 (auto: about a quarter of the topics) or as set,
-    but never more than half the topics; with fewer than 4 topics, one level (a theme each)."""
-    wanted = min(MAX_THEMES, max(MIN_THEMES, round(n_topics / 4)))
-    wanted = wanted if setting == "auto" else int(setting)
-    if n_topics < 4:
-        return n_topics
-    return min(wanted, n_topics // 2)
-
-
-def assign_themes(vectors: np.ndarray, topics: np.ndarray, config: LabelConfig) -> dict[int, int]:
-    """topic -> theme: Ward groups of the topics' mean embeddings, numbered by papers, largest
-    first. Logs a note where there are too few topics for the themes asked for."""
-    ids, centroids = topic_centroids(vectors, topics)
-    n_themes = theme_count(len(ids), config.n_themes)
-    if n_themes == len(ids):
-        log.info("note: only %d topics, too few to group: one level (each its own theme)", len(ids))
-    elif n_themes < MIN_THEMES:
-        log.info("note: only %d topics: %d themes (8-20 need at least 16)", len(ids), n_themes)
-    groups = ward_groups(centroids, n_themes)
-    papers = pd.Series(topics[topics >= 0]).value_counts()
-    size = {g: sum(papers[t] for t, h in zip(ids, groups, strict=True) if h == g) for g in groups}
-    order = sorted(set(groups.tolist()), key=lambda g: (-size[g], min(ids[groups == g])))
-    number = {g: i for i, g in enumerate(order)}
-    return {int(t): number[g] for t, g in zip(ids, groups, strict=True)}
 
 
 def representative_docs(
@@ -90,48 +66,6 @@ def paper_vectors(documents: pd.DataFrame, merged: pd.DataFrame, vectors: np.nda
     """The rows of `vectors` (documents' order) in `merged`'s order."""
     row_of = {doc_id: i for i, doc_id in enumerate(documents["doc_id"])}
     return np.asarray(vectors, dtype=np.float32)[[row_of[d] for d in merged["doc_id"]]]
-
-
-def theme_labels(
-    texts: list[str],
-    paper_themes: np.ndarray,
-    topic_terms: dict[int, list[str]],
-    topic_labels: dict[int, str],
-    themes: dict[int, int],
-    vectors: np.ndarray,
-    config: LabelConfig,
-    encoder=None,
-) -> tuple[dict[int, str], dict[int, list[str]]]:
-    """(theme -> label, theme -> terms). A real second level is labelled from its papers; with
-    one level a theme is its topic, with the topic's label and terms."""
-    if len(set(themes.values())) == len(themes):
-        labels = {themes[t]: topic_labels[t] for t in themes}
-        return labels, {themes.get(t, t): terms for t, terms in topic_terms.items()}
-    weighted = group_terms(texts, paper_themes, vectors, config, encoder, name="themes")
-    theme_terms = {h: [term for term, _ in pairs] for h, pairs in weighted.items()}
-    assigned = {h: v for h, v in theme_terms.items() if h >= 0}
-    return unique_labels(assigned, config.label_words, "Theme"), theme_terms
-
-
-def theme_rows(
-    themes: dict[int, int], labels: dict[int, str], terms: dict[int, list[str]]
-) -> pd.DataFrame:
-    """One row per theme (themes.parquet) with its label, terms and topics, and the unassigned
-    papers' row where they have terms; sizes are set by `sized`."""
-    members = {h: sorted(t for t, g in themes.items() if g == h) for h in set(themes.values())}
-    if schemas.UNASSIGNED in terms:
-        members[schemas.UNASSIGNED] = [schemas.UNASSIGNED]
-    rows = [
-        {
-            "theme": theme,
-            "label": labels.get(theme, UNASSIGNED_LABEL),
-            "terms": terms.get(theme, []),
-            "size": 0,
-            "topics": topics,
-        }
-        for theme, topics in sorted(members.items(), key=lambda item: (item[0] < 0, item[0]))
-    ]
-    return pd.DataFrame(rows, columns=schemas.THEMES.columns)
 
 
 def _with_unassigned(table: pd.DataFrame, key: str, row: dict) -> pd.DataFrame:
@@ -172,10 +106,12 @@ def basis(
     merged: pd.DataFrame, vectors: np.ndarray, config: LabelConfig, embed_config: EmbedConfig
 ) -> str:
     """A fingerprint of everything the terms, labels and themes are computed from: the fitted
-    papers (their ids, texts, topics and vectors) and the settings. Papers added to a saved
-    model later change none of it, so their labels stay."""
+    papers (their ids, texts, topics and vectors), the settings and the code that makes terms
+    and labels (this package and pipeline.text's word lists: a new release relabels). Papers
+    added to a saved model later change none of it, so their labels stay."""
     fitted = merged["placed"].to_numpy() == "fit"
-    digest = hashlib.sha256(
+    digest = hashlib.sha256(b"".join(path.read_bytes() for path in LABEL_CODE))
+    digest.update(
         json.dumps(
             [config.model_dump(), embed_config.model, encoders.resolve_precision(embed_config),
              merged.loc[fitted, ["doc_id", "title", "abstract"]].astype(str).values.tolist()]
@@ -210,9 +146,7 @@ def label_topics(
     labels = unique_labels({t: v for t, v in terms.items() if t >= 0}, config.label_words, "Topic")
     themes = assign_themes(vectors, topics, config)
     paper_themes = np.array([themes.get(int(t), -1) for t in topics])
-    names, theme_terms = theme_labels(
-        texts, paper_themes, terms, labels, themes, vectors, config, encoder
-    )
+    names, theme_terms = theme_labels(texts, paper_themes, terms, labels, themes, config)
     representatives = representative_docs(
         merged["doc_id"].to_numpy(), vectors, topics, config.n_representative
     )

@@ -28,6 +28,7 @@ from pipeline.render.mapview import map_context
 from pipeline.render.report import report_context
 from pipeline.render.shaping import paper_frame, paper_vectors, summarise, theme_level
 from pipeline.render.templating import MAP_PAGE, render_template
+from pipeline.render.venues_view import page_title
 
 log = logging.getLogger("pipeline.render")
 
@@ -52,6 +53,7 @@ def render_pages(
     baseline: dict | None = None,
     report_name: str = "index.html",
     fitted_at: str | None = None,
+    venue_years: pd.DataFrame | None = None,
 ) -> dict[str, str]:
     """Pure core: {file path: text} of the generated files: {report_name: the report's HTML,
     "map.html": the map's} and the map's text shards (`map-data/text-NNN.js`). `embeddings` is
@@ -64,9 +66,9 @@ def render_pages(
     vectors = paper_vectors(frame, *embeddings)
     level = theme_level(themes)
     summary = summarise(frame, topics, level, venue_topics, fitted_at)
-    common = {"title": config.title, "report_name": report_name}
+    common = {"title": page_title(config.title, frame), "report_name": report_name}
     figures = (metrics, stability, baseline)
-    report = report_context(frame, topics, level, venue_topics, summary, figures)
+    report = report_context(frame, topics, level, venue_topics, summary, figures, venue_years)
     mapped, shards = map_context(frame, topics, level, vectors, summary, config)
     map_page = render_template("map.html", page="map", scripts=MAP_SCRIPTS, **common, **mapped)
     return {
@@ -84,13 +86,14 @@ def run(
     topics: Path,
     themes: Path,
     venue_topics: Path,
+    venue_years: Path,
     metrics: Path,
     report: Path,
     stability: Path | None = None,
     baseline: Path | None = None,
 ) -> None:
-    """Write the report at `report` (index.html) and, beside it, map.html, plotly.min.js and
-    the assets."""
+    """Write the report at `report` (index.html) and, beside it, map.html, its text shards
+    (map-data/), plotly.min.js and the assets."""
     from plotly.offline import get_plotlyjs
 
     tables.stage_lineage(  # refuse tables from different builds
@@ -101,6 +104,7 @@ def run(
         topics=topics,
         themes=themes,
         venue_topics=venue_topics,
+        venue_years=venue_years,
     )
     papers = tables.read_table(documents, schemas.DOCUMENTS)
     pages = render_pages(
@@ -116,6 +120,7 @@ def run(
         baseline=None if baseline is None else tables.read_json(baseline, "baseline"),
         report_name=report.name,
         fitted_at=tables.read_notes(clusters, "clusters").get("fitted_at"),
+        venue_years=tables.read_table(venue_years, schemas.VENUE_YEARS),
     )
     write_files(report.parent, pages, get_plotlyjs())
 

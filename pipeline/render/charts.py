@@ -67,10 +67,12 @@ def _range_lines(rows: pd.DataFrame, order: list[int], position: dict, marked: s
     return traces
 
 
-def _venue_dots(rows: pd.DataFrame, position: dict) -> list:
-    """A trace of dots per venue; a flagged cell's dot larger and outlined."""
+def _venue_dots(rows: pd.DataFrame, position: dict, venues: list[str]) -> list:
+    """A trace of dots per venue, in the colour of its place in `venues`; a flagged cell's dot
+    larger and outlined."""
     traces = []
-    for k, venue in enumerate(dict.fromkeys(rows["venue"])):
+    colour = {v: venue_colour(k) for k, v in enumerate(venues)}
+    for venue in dict.fromkeys(rows["venue"]):
         cells = rows[rows["venue"] == venue].to_dict("records")
         flagged = [r["flag"] != "none" for r in cells]
         traces.append(
@@ -80,7 +82,7 @@ def _venue_dots(rows: pd.DataFrame, position: dict) -> list:
                 mode="markers",
                 name=plotly_text(venue),
                 marker={
-                    "color": venue_colour(k),
+                    "color": colour[venue],
                     "size": [13 if f else 10 for f in flagged],
                     "line": {"color": "#111", "width": [2 if f else 0 for f in flagged]},
                 },
@@ -91,16 +93,22 @@ def _venue_dots(rows: pd.DataFrame, position: dict) -> list:
     return traces
 
 
-def venue_chart(rows: pd.DataFrame, what: str = "topic") -> go.Figure:
+def venue_chart(
+    rows: pd.DataFrame, what: str = "topic", venues: list[str] | None = None
+) -> go.Figure:
     """Dot plot of each topic's (or theme's) share of each venue's papers, one row per topic,
     rows sorted by how differently the venues cover them; a venue's dot is outlined, the row's
     line darkened and its label bold where venue_topics flags the difference. `rows`: one
-    level's venue_topics rows."""
+    level's venue_topics rows; `venues`: every venue, sorted, whose places give the colours
+    (default: those in `rows`)."""
+    venues = venues or sorted(rows["venue"].unique())
     order = comparison_order(rows)
     position = {i: len(order) - 1 - p for p, i in enumerate(order)}  # first id on top
     marked = {int(i) for i in rows.loc[rows["flag"] != "none", "id"]}
     labels = dict(zip(rows["id"], rows["label"], strict=False))
-    fig = go.Figure(_range_lines(rows, order, position, marked) + _venue_dots(rows, position))
+    fig = go.Figure(
+        _range_lines(rows, order, position, marked) + _venue_dots(rows, position, venues)
+    )
     if marked:
         fig.add_trace(
             go.Scatter(
@@ -141,5 +149,71 @@ def venue_chart(rows: pd.DataFrame, what: str = "topic") -> go.Figure:
 
 
 def figure_data(fig: go.Figure) -> dict:
-    """The figure as plain JSON data ({"data": [...], "layout": {...}}) for Plotly.newPlot."""
-    return json.loads(fig.to_json())
+    """The figure as plain JSON data ({"data": [...], "layout": {...}}) for Plotly.newPlot,
+    without its layout template (about 7 KB in every figure): the page carries it once
+    (plotly_template) and report.js gives it to every figure."""
+    data = json.loads(fig.to_json())
+    data["layout"].pop("template", None)
+    return data
+
+
+def plotly_template() -> dict:
+    """plotly.py's default layout template, as every figure would carry it."""
+    return json.loads(go.Figure().to_json())["layout"]["template"]
+
+
+MARKS = {"over": "▲", "under": "▼", "none": ""}
+
+
+def venue_heatmap(rows: pd.DataFrame, what: str = "topic") -> go.Figure:
+    """The venue comparison for more than three venues: a topics (or themes) x venues heatmap
+    of each one's share of the venue's papers, rows by the spread between the venues, every
+    cell's text its share with ▲/▼ where venue_topics flags it (marks in text, not only
+    colour). `rows`: one level's venue_topics rows (or one year's venue_years rows)."""
+    order = comparison_order(rows)
+    venues = sorted(rows["venue"].unique())
+    cells = {(int(r["id"]), r["venue"]): r for r in rows.to_dict("records")}
+    labels = dict(zip(rows["id"], rows["label"], strict=False))
+    z, text, hover = [], [], []
+    for i in order:
+        line = [cells.get((i, v)) for v in venues]
+        z.append([None if c is None else round(100 * c["share"], 3) for c in line])
+        text.append(
+            ["" if c is None else f"{100 * c['share']:.1f}{MARKS[c['flag']]}" for c in line]
+        )
+        hover.append(["" if c is None else _hover(c) for c in line])
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=[plotly_text(v) for v in venues],
+            y=[plotly_text(labels[i]) for i in order],
+            text=text,
+            texttemplate="%{text}",
+            textfont={"size": 11},
+            customdata=hover,
+            hovertemplate="%{customdata}<extra></extra>",
+            colorscale=[[0.0, "#ffffff"], [1.0, "#1c3d7a"]],
+            colorbar={"title": {"text": "share of the<br>venue's papers (%)", "side": "top"}},
+            xgap=2,
+            ygap=2,
+        )
+    )
+    fig.update_layout(
+        height=max(300, 24 * len(order) + 140),
+        margin={"l": 10, "r": 10, "t": 90, "b": 10},
+        plot_bgcolor="#fff",
+        xaxis={"side": "top", "tickangle": -30 if len(venues) > 6 else 0, "fixedrange": True},
+        yaxis={"autorange": "reversed", "automargin": True, "fixedrange": True},
+        title={"text": f"share of each venue's papers in the {what} (%)", "x": 0, "y": 0.995},
+        hoverlabel={"align": "left"},
+        font={"family": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif"},
+    )
+    return fig
+
+
+def comparison_figure(
+    rows: pd.DataFrame, what: str = "topic", venues: list[str] | None = None
+) -> go.Figure:
+    """The dot chart for up to three venues, the heatmap for more (`venues`: see venue_chart)."""
+    many = rows["venue"].nunique() > 3
+    return venue_heatmap(rows, what) if many else venue_chart(rows, what, venues)

@@ -1,9 +1,14 @@
 """The pages' colours: one per topic (unassigned papers muted) and one per venue. Every topic
 and venue colour keeps at least 3:1 contrast (WCAG 2.1, non-text) against the pages' white and
-the map's plot background, so points, swatches and bars stay visible."""
+the map's plot background, so points, swatches and bars stay visible. With more topics than the
+palette holds, `topic_colours` makes each topic a shade of its theme's colour instead of cycling
+the palette (which gave neighbouring topics the same colour)."""
 
 from __future__ import annotations
 
+import colorsys
+
+import pandas as pd
 from plotly.colors import qualitative
 
 BACKGROUNDS = ("#ffffff", "#fbfbfc")  # the pages; the map's plot area
@@ -46,7 +51,12 @@ PALETTE = [
     ).split()
     + list(qualitative.Dark24 + qualitative.Light24)
 ]
-VENUE_PALETTE = ["#2f6fdb", "#e8590c", "#2b9348", "#9c36b5", "#c92a2a", "#0c8599"]
+THEME_PALETTE = PALETTE[:20]  # the distinct ones: a theme's colour, its topics' shades
+# Eleven colours far apart (CIELAB distance at least 20, tested), none grey: grey is the other
+# venues when the map highlights one. Beyond eleven venues they repeat.
+VENUE_PALETTE = (
+    "#2f6fdb #e8590c #2b9348 #9c36b5 #c92a2a #0c8599 #8c564b #d6336c #7f7d00 #1c3d7a #b8860b"
+).split()
 
 
 def topic_colour(topic: int) -> str:
@@ -56,3 +66,52 @@ def topic_colour(topic: int) -> str:
 def venue_colour(position: int) -> str:
     """The colour of the venue at `position` in the sorted list of venues."""
     return VENUE_PALETTE[position % len(VENUE_PALETTE)]
+
+
+def _hex(rgb: tuple[float, float, float]) -> str:
+    return "#" + "".join(f"{round(max(0.0, min(1.0, c)) * 255):02x}" for c in rgb)
+
+
+def shades(colour: str, n: int) -> list[str]:
+    """`n` shades of `colour`: its hue (turned a little either way) from dark to the lightest
+    lightness that keeps 3:1 against every background; `[colour]` for n = 1."""
+    if n <= 1:
+        return [colour][:n]
+    hue, lightness, saturation = colorsys.rgb_to_hls(
+        *(int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5))
+    )
+    lightest = lightness
+    while lightest < 0.9:  # as light as 3:1 allows
+        lighter = _hex(colorsys.hls_to_rgb(hue, lightest + 0.01, saturation))
+        if any(contrast_ratio(lighter, b) < MIN_CONTRAST for b in BACKGROUNDS):
+            break
+        lightest += 0.01
+    darkest = min(0.22, lightest)
+    out = []
+    for k in range(n):
+        turn = 0.035 * (k % 3 - 1)  # neighbouring shades differ in hue too
+        level = lightest - (lightest - darkest) * k / (n - 1)
+        out.append(legible(_hex(colorsys.hls_to_rgb((hue + turn) % 1, level, saturation))))
+    return out
+
+
+def topic_colours(topics: pd.DataFrame, themes: pd.DataFrame | None) -> dict[int, str]:
+    """topic -> its colour. Up to len(PALETTE) topics (or without a theme level): the palette's,
+    as `topic_colour`. With more: a shade of its theme's colour (THEME_PALETTE), the theme's
+    topics from light to dark in the theme's order; a topic in no theme keeps its own."""
+    ids = [int(t) for t in topics["topic"]]
+    colours = {t: topic_colour(t) for t in ids}
+    if themes is None or sum(t >= 0 for t in ids) <= len(PALETTE):
+        return colours
+    for row in themes.itertuples():
+        if int(row.theme) < 0:
+            continue
+        members = [int(t) for t in row.topics if int(t) in colours]
+        base = THEME_PALETTE[int(row.theme) % len(THEME_PALETTE)]
+        colours.update(zip(members, shades(base, len(members)), strict=True))
+    return colours
+
+
+def theme_colour(theme: int) -> str:
+    """A theme's colour: that of its topics' shades."""
+    return UNASSIGNED_COLOUR if theme < 0 else THEME_PALETTE[theme % len(THEME_PALETTE)]

@@ -9,7 +9,7 @@ import math
 import pandas as pd
 
 from pipeline.render import charts
-from pipeline.render.colours import topic_colour
+from pipeline.render.colours import topic_colours, venue_colour
 from pipeline.render.pictures import map_preview, term_bars
 from pipeline.render.shaping import (
     Summary,
@@ -19,6 +19,8 @@ from pipeline.render.shaping import (
     venues_of,
 )
 from pipeline.render.treemap import treemap_chart
+from pipeline.render.venues_view import MANY_VENUES, venues_link_text
+from pipeline.render.years import years_context
 from pipeline.schemas import UNASSIGNED
 
 REPRESENTATIVE_WORDS = 12  # opening words of an untitled representative paper
@@ -52,11 +54,14 @@ def _tracks(papers: pd.DataFrame) -> list[dict]:
     return [{"track": track or "main", "papers": int(counts[track])} for track in order]
 
 
-def venue_rows(frame: pd.DataFrame, topic_rows: pd.DataFrame) -> list[dict]:
-    """Per venue: its years, papers without a year and tracks (from the papers), papers, share
-    in a topic and largest topic (from venue_topics' topic rows)."""
+def venue_rows(
+    frame: pd.DataFrame, topic_rows: pd.DataFrame, colours: dict[int, str] | None = None
+) -> list[dict]:
+    """Per venue: its colour, years, papers without a year and tracks (from the papers), papers,
+    share in a topic and largest topic (from venue_topics' topic rows; `colours`: the topics')."""
     out = []
-    for venue, group in topic_rows.groupby("venue", sort=True):
+    colours = colours or {}
+    for k, (venue, group) in enumerate(topic_rows.groupby("venue", sort=True)):
         papers = frame[frame["venue"] == venue]
         years = sorted({int(y) for y in papers["year"].dropna()})
         assigned = group[group["id"] != UNASSIGNED]
@@ -66,12 +71,13 @@ def venue_rows(frame: pd.DataFrame, topic_rows: pd.DataFrame) -> list[dict]:
             largest = {
                 "id": int(top["id"]),
                 "label": top["label"],
-                "colour": topic_colour(int(top["id"])),
+                "colour": colours.get(int(top["id"]), "#59636e"),
                 "share": float(top["share"]),
             }
         out.append(
             {
                 "venue": venue,
+                "colour": venue_colour(k),
                 "years": years,
                 "no_year": int(papers["year"].isna().sum()),
                 "tracks": _tracks(papers),
@@ -99,8 +105,10 @@ def topic_rows(
     themes: pd.DataFrame | None,
     cells: dict[int, list[dict | None]],
     n_venues: int,
+    colours: dict[int, str],
 ) -> list[dict]:
-    """The topic table's rows, assigned topics first, then the unassigned papers."""
+    """The topic table's rows, assigned topics first, then the unassigned papers; `colours`:
+    each topic's (colours.topic_colours)."""
     theme_of = theme_of_topic(themes)
     theme_labels = (
         {} if themes is None else dict(zip(themes["theme"], themes["label"], strict=True))
@@ -112,7 +120,7 @@ def topic_rows(
         {
             "id": int(row["topic"]),
             "label": row["label"],
-            "colour": topic_colour(int(row["topic"])),
+            "colour": colours[int(row["topic"])],
             "theme": theme_labels.get(theme_of.get(int(row["topic"])), ""),
             "size": int(row["size"]),
             "cells": cells.get(int(row["topic"]), [None] * n_venues),
@@ -209,7 +217,7 @@ def comparison_charts(venue_topics: pd.DataFrame, themes: pd.DataFrame | None) -
     if (rows["id"] >= 0).any():
         found.append(("venue-chart", "Topics", rows[rows["id"] >= 0], "topic"))
     return [
-        {"id": div, "title": title, "figure": charts.figure_data(charts.venue_chart(r, what))}
+        {"id": div, "title": title, "figure": charts.figure_data(charts.comparison_figure(r, what))}
         for div, title, r, what in found
     ]
 
@@ -230,25 +238,38 @@ def report_context(
     venue_topics: pd.DataFrame,
     summary: Summary,
     figures: tuple[dict, dict | None, dict | None],
+    venue_years: pd.DataFrame | None = None,
 ) -> dict:
     """Everything templates/report.html lays out. `themes`: the theme level or None;
-    `figures`: (metrics, stability, baseline), the last two None when not built."""
+    `figures`: (metrics, stability, baseline), the last two None when not built;
+    `venue_years`: compare's per-year table (None: no per-year section)."""
     metrics, stability, baseline = figures
     venues = venues_of(venue_topics)
     topic_level = level_rows(venue_topics, "topic")
     theme_cells = {} if themes is None else _cells(level_rows(venue_topics, "theme"), venues)
     charts_, tree = comparison_charts(venue_topics, themes), treemap(topics, themes, venue_topics)
+    colours = topic_colours(topics, themes)
+    years = years_context(venue_years, themes, topics, venues, int(frame["year"].isna().sum()))
+    trends = (
+        [] if years is None else [{"id": t["id"], "figure": t["figure"]} for t in years["trends"]]
+    )
     return {
         "summary": summary,
         "venues": venues,
-        "venue_rows": venue_rows(frame, topic_level),
+        "many_venues": len(venues) > MANY_VENUES,
+        "venues_link": venues_link_text(venues),
+        "years": years,
+        "venue_rows": venue_rows(frame, topic_level, colours),
         "z_threshold": float(venue_topics["z_threshold"].iloc[0]),
         "charts": charts_,
         "treemap": tree,
-        "plots": charts_ + ([] if tree is None else [{"id": "treemap", "figure": tree}]),
+        "plotly_template": charts.plotly_template(),
+        "plots": charts_ + ([] if tree is None else [{"id": "treemap", "figure": tree}]) + trends,
         "preview": map_preview(frame),
         "themes": None if themes is None else theme_rows(themes, topics, theme_cells),
-        "topics": topic_rows(frame, topics, themes, _cells(topic_level, venues), len(venues)),
+        "topics": topic_rows(
+            frame, topics, themes, _cells(topic_level, venues), len(venues), colours
+        ),
         "quality": quality_rows(metrics, stability, baseline),
         "has_stability": stability is not None,
         "has_baseline": baseline is not None,

@@ -9,9 +9,43 @@
   "use strict";
 
   const PLOT_CONFIG = { displaylogo: false, responsive: true };
+  // plotly.py's layout template, carried once by the page rather than by every figure
+  const templateData = document.getElementById("plotly-template");
+  const TEMPLATE = templateData ? JSON.parse(templateData.textContent) : null;
+  const layoutOf = (figure) => (TEMPLATE ? { ...figure.layout, template: TEMPLATE } : figure.layout);
   const charts = document.getElementById("chart-data");
   for (const chart of charts ? JSON.parse(charts.textContent) : []) {
-    Plotly.newPlot(chart.id, chart.figure.data, chart.figure.layout, PLOT_CONFIG);
+    Plotly.newPlot(chart.id, chart.figure.data, layoutOf(chart.figure), PLOT_CONFIG);
+  }
+
+  // The per-year section: the venue comparison of the year chosen, from #year-data
+  // ({year: [{id, figure}]}), drawn again into the same elements when the year changes.
+  const yearData = document.getElementById("year-data");
+  const yearSelect = document.getElementById("year-select");
+  if (yearData && yearSelect) {
+    const byYear = JSON.parse(yearData.textContent);
+    const drawYear = () => {
+      for (const chart of byYear[yearSelect.value] || []) {
+        Plotly.react(chart.id, chart.figure.data, layoutOf(chart.figure), PLOT_CONFIG);
+      }
+      document.getElementById("years-section").dataset.year = yearSelect.value;
+    };
+    yearSelect.addEventListener("change", drawYear);
+    drawYear();
+  }
+
+  // One topic's trend, chosen from #topic-trend-select, from #topic-trend-data ([{id, figure}]).
+  const topicData = document.getElementById("topic-trend-data");
+  const topicSelect = document.getElementById("topic-trend-select");
+  if (topicData && topicSelect) {
+    const trends = new Map(JSON.parse(topicData.textContent).map((t) => [t.id, t.figure]));
+    const drawTopic = () => {
+      const figure = trends.get(topicSelect.value);
+      if (figure) Plotly.react("topic-trend", figure.data, layoutOf(figure), PLOT_CONFIG);
+      document.getElementById("topic-trend").dataset.topic = topicSelect.value;
+    };
+    topicSelect.addEventListener("change", drawTopic);
+    drawTopic();
   }
 
   // Sorting is our own 40 lines rather than a table library: no build step, nothing to fetch.

@@ -1,0 +1,48 @@
+"""Small tables for the label stage's tests: documents, clusters and embeddings."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+def documents_of(abstracts, venues, titles=None) -> pd.DataFrame:
+    n = len(abstracts)
+    return pd.DataFrame(
+        {
+            "doc_id": [f"p{i}" for i in range(n)],
+            "venue": venues,
+            "conference": venues,
+            "track": [""] * n,
+            "year": [2025] * n,
+            "title": pd.Series(titles or [None] * n, dtype=object),
+            "abstract": abstracts,
+            "source": ["a.txt"] * n,
+            "source_id": pd.Series([None] * n, dtype=object),
+            "url": pd.Series([None] * n, dtype=object),
+        }
+    )
+
+
+def clusters_of(doc_ids, topics) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "doc_id": doc_ids,
+            "topic": np.asarray(topics, dtype=np.int32),
+            "x": np.zeros(len(doc_ids), dtype=np.float32),
+            "y": np.zeros(len(doc_ids), dtype=np.float32),
+            "raw_outlier": np.asarray(topics) < 0,
+            "placed": "fit",
+            "similarity": np.ones(len(doc_ids), dtype=np.float32),
+        }
+    )
+
+
+def unit_vectors(n: int, topics=None, seed: int = 0) -> np.ndarray:
+    """Unit vectors; papers of one topic (when given) lie near a common direction."""
+    rng = np.random.default_rng(seed)
+    vectors = rng.normal(scale=0.3, size=(n, 16))
+    if topics is not None:
+        centres = rng.normal(size=(max(topics) + 2, 16))
+        vectors += centres[np.asarray(topics)]
+    return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
