@@ -150,6 +150,16 @@ GL_PIXELS = """() => {
     for (let i = 3; i < px.length; i += 4) if (px[i] > 0) n++;
     return n;
 }"""
+# a zoom to the middle quarter and back, as plotly does on the wheel: seconds each, mean
+TIMED_ZOOM = """async () => {
+    const gd = document.getElementById('topic-map');
+    const [x0, x1] = gd._fullLayout.xaxis.range, [y0, y1] = gd._fullLayout.yaxis.range;
+    const t = performance.now();
+    const q = (a, b) => [a + (b - a) * 3 / 8, a + (b - a) * 5 / 8];
+    await Plotly.relayout(gd, {'xaxis.range': q(x0, x1), 'yaxis.range': q(y0, y1)});
+    await Plotly.relayout(gd, {'xaxis.range': [x0, x1], 'yaxis.range': [y0, y1]});
+    return (performance.now() - t) / 2000;
+}"""
 TIMED_SEARCH = """async (q) => {
     const t = performance.now();
     await window.topicMap.search(q);
@@ -229,6 +239,7 @@ def measure(folder: Path, n: int, timeout_ms: int = 300_000) -> dict:
         # papers near the middle of the map, where a click hits a point, not two
         clicks = [_click_s(page, i) for i in (n // 3, n // 2, 2 * n // 3)]
         page.keyboard.press("Escape")
+        zoom_s = page.evaluate(TIMED_ZOOM)
         started = time.perf_counter()
         page.evaluate(TIMED_SEARCH, "learning")  # the first search loads every shard
         text_s = time.perf_counter() - started
@@ -242,6 +253,7 @@ def measure(folder: Path, n: int, timeout_ms: int = 300_000) -> dict:
         "search_s": round(statistics.median(s[0] for s in searches) / 1000, 3),
         "search_hits": [int(s[1]) for s in searches],
         "click_s": round(statistics.median(c for c in clicks if c is not None), 3),
+        "zoom_s": round(zoom_s, 3),
         "js_heap_mb": round(memory / 2**20),
         "problems": problems,
     }
@@ -280,6 +292,7 @@ def report(rows: list[dict]) -> str:
             f"{r['map_html_per_paper']}, {r['shard_files']} shards {r['shards_per_paper']}); "
             f"points drawn {r['draw_s']} s, all text loaded {r['text_s']} s, search "
             f"{r['search_s']} s ({r['search_hits']} hits), click to panel {r['click_s']} s, "
+            f"zoom {r['zoom_s']} s, "
             f"JS heap {r['js_heap_mb']} MB, errors/outside requests: {len(r['problems'])}"
         )
     return "\n".join(lines)
