@@ -71,17 +71,16 @@ PAPER_END, TITLE_END = "\x1e", "\x1f"  # the body's separators (ASCII record/uni
 _SEPARATORS = str.maketrans({PAPER_END: " ", TITLE_END: " "})
 
 
-def _payload(frame: pd.DataFrame, urls: list, members: np.ndarray, neighbours, similarities):
+def _payload(titles, abstracts, urls: list, members: np.ndarray, neighbours, similarities):
     """The shard's bytes before deflate: a JSON line (links, similar papers and their
     similarities), then the body, each paper's `title TITLE_END abstract PAPER_END` in UTF-8, which
     the page keeps as bytes (outside the JavaScript heap) and searches without decoding."""
     head = {
         "url": [urls[i] for i in members],
-        "nn": np.asarray(neighbours)[members].ravel().tolist(),
-        "sim": [round(float(s), 3) for s in np.asarray(similarities)[members].ravel()],
+        "nn": neighbours[members].ravel().tolist(),
+        "sim": [round(float(s), 3) for s in similarities[members].ravel()],
     }
-    titles = frame["title"].to_numpy()[members]
-    abstracts = frame["abstract"].to_numpy()[members]
+    titles, abstracts = titles[members], abstracts[members]
     body = "".join(
         (t if isinstance(t, str) and t.strip() else "").translate(_SEPARATORS)
         + TITLE_END
@@ -107,9 +106,12 @@ def shard_files(
     number in `shards`, in that order. The token (a digest of the payload) is written in
     the page too, so a shard left from another build is refused rather than shown."""
     files, tokens = {}, []
+    # the columns once as arrays: taking them from the frame per shard copied them every time
+    titles, abstracts = frame["title"].to_numpy(), frame["abstract"].to_numpy()
+    neighbours, similarities = np.asarray(neighbours), np.asarray(similarities)
     for number in range(int(shards.max()) + 1 if len(shards) else 0):
         members = np.flatnonzero(shards == number)
-        payload = _payload(frame, urls, members, neighbours, similarities)
+        payload = _payload(titles, abstracts, urls, members, neighbours, similarities)
         token = hashlib.sha1(payload.encode("ascii")).hexdigest()[:12]
         files[shard_path(number)] = f'{SHARD_CALLBACK}({number},"{token}","{payload}");\n'
         tokens.append(token)
