@@ -1,14 +1,20 @@
-"""Exact nearest neighbours by cosine similarity, a block of rows at a time: the map's similar
-papers and the cluster stage's neighbourhood vote.
+"""Nearest neighbours by cosine similarity: the map's similar papers and the cluster stage's
+neighbourhood vote.
 
-Exact search, not pynndescent: at the sizes where it is used (the vote below 4,096 papers, where
-UMAP keeps no neighbour table, and five neighbours per paper for the map) a blocked matrix
-product is fast, and exact ties can be broken reproducibly (to the lower index).
+Exact search, a block of rows at a time, where it is used at small sizes (the vote below 4,096
+papers, where UMAP keeps no neighbour table; the map's similar papers up to EXACT_MAX papers): a
+blocked matrix product is fast there, and exact ties are broken reproducibly (to the lower
+index). Its cost grows with the square of the papers (n x n x 384 multiply-adds: about 40 s at
+100,000 papers on two cores, over an hour at 1,000,000), so above EXACT_MAX the map's
+neighbours come from pynndescent's approximate graph (seeded, one thread: the same for the same
+vectors), with the similarities computed exactly for the pairs it finds.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+EXACT_MAX = 50_000  # rows up to which similar_papers searches exactly
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:
@@ -72,3 +78,30 @@ def neighbours_among(
     papers): (indices into base, similarities), shape (n, min(k, len(base))), best first."""
     base = _unit(base)
     return _search(_unit(queries), base, min(k, len(base)), block_rows, self_search=False)
+
+
+def similar_papers(
+    vectors: np.ndarray, k: int, exact_max: int = EXACT_MAX, random_state: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """As nearest_neighbours (each row's k most cosine-similar other rows, best first, ties to
+    the lower index), exact up to `exact_max` rows; above it approximate, from pynndescent
+    seeded with `random_state`."""
+    if len(vectors) <= exact_max:
+        return nearest_neighbours(vectors, k)
+    from pynndescent import NNDescent
+
+    unit = _unit(vectors)
+    k = min(k, len(unit) - 1)
+    graph = NNDescent(unit, metric="cosine", n_neighbors=k + 1, random_state=random_state)
+    found = np.asarray(graph.neighbor_graph[0], dtype=np.int64)
+    rows = np.arange(len(unit))[:, None]
+    found = np.where(found < 0, rows, found)  # pynndescent's -1: no neighbour found
+    similarities = np.empty(found.shape, dtype=np.float32)
+    for start in range(0, len(unit), 1 << 15):  # 32k rows at a time: no n x k x d array
+        block = slice(start, start + (1 << 15))
+        similarities[block] = np.einsum("nd,nkd->nk", unit[block], unit[found[block]])
+    similarities[found == rows] = -np.inf  # never your own neighbour
+    order = np.lexsort((found, -similarities), axis=1)[:, :k]
+    return np.take_along_axis(found, order, axis=1), np.take_along_axis(
+        similarities, order, axis=1
+    ).astype(np.float32)

@@ -20,12 +20,26 @@ REPORT_READY = (
     "() => !!document.querySelector('#venue-chart .scatterlayer .point, #venue-chart .hm image')"
 )
 MAP_READY = "() => document.getElementById('topic-map')?.dataset.ready === 'true'"
-# points of the map's paper traces (uid papers-<panel>); context dots and focus rings excluded
-PAPER_POINTS = "document.querySelectorAll('#topic-map [class*=\"tracepapers-\"] .point').length"
+# points of the map's paper traces (uid papers-<panel>, WebGL) as plotly holds them after the
+# draw; context dots and focus rings excluded
+PAPER_POINTS = """document.getElementById('topic-map')._fullData
+    .filter(t => t.uid.startsWith('papers-')).reduce((n, t) => n + t._length, 0)"""
 PAPERS_IN_DATA = """document.getElementById('topic-map').data
     .filter(t => t.uid.startsWith('papers-')).reduce((n, t) => n + t.x.length, 0)"""
+# pixels the WebGL canvas of the points holds (plotly keeps its drawing buffer): 0 when blank
+GL_PIXELS = """(() => {
+    const canvas = document.querySelector('#topic-map canvas.gl-canvas-context');
+    const gl = canvas && canvas.getContext('webgl');
+    if (!gl) return -1;
+    const px = new Uint8Array(gl.drawingBufferWidth * gl.drawingBufferHeight * 4);
+    gl.readPixels(0, 0, gl.drawingBufferWidth, gl.drawingBufferHeight, gl.RGBA,
+        gl.UNSIGNED_BYTE, px);
+    let n = 0;
+    for (let i = 3; i < px.length; i += 4) if (px[i] > 0) n++;
+    return n;
+})()"""
 REPORT_FILES = {"index.html", "plotly.min.js", "style.css", "report.js"}
-MAP_FILES = {"map.html", "plotly.min.js", "style.css", "map.js"}
+MAP_FILES = {"map.html", "plotly.min.js", "style.css", *render.MAP_SCRIPTS}
 
 HOSTILE_TITLE = '<img src=x onerror="window.__pwned=1">'
 HOSTILE_ABSTRACT = (
@@ -44,6 +58,7 @@ class OfflinePage:
     allowed_prefix: str
     blocked: list[str] = field(default_factory=list)
     requested: list[str] = field(default_factory=list)
+    resource_types: dict[str, str] = field(default_factory=dict)  # url -> how it was loaded
     errors: list[str] = field(default_factory=list)
 
 
@@ -58,7 +73,12 @@ def _watch(context, state: OfflinePage) -> None:
 
     context.route("**/*", route)
     page = state.page
-    page.on("request", lambda req: state.requested.append(req.url))
+
+    def request(req) -> None:
+        state.requested.append(req.url)
+        state.resource_types[req.url] = req.resource_type
+
+    page.on("request", request)
     page.on(
         "console",
         lambda msg: state.errors.append(f"console: {msg.text}") if msg.type == "error" else None,
@@ -98,6 +118,11 @@ def local_files(state: OfflinePage) -> set[str]:
     return {u.removeprefix(state.allowed_prefix).split("#")[0] for u in state.requested}
 
 
+def shards_loaded(state: OfflinePage) -> set[str]:
+    """The map's text shards the page has requested (map-data/text-NNN.js)."""
+    return {name for name in local_files(state) if name.startswith("map-data/")}
+
+
 def screenshot(page, folder: Path, name: str, full_page: bool = False) -> Path:
     """Save a screenshot into the output folder and a copy to /tmp/issue4_<name>.png."""
     shot = folder / f"{name}.png"
@@ -109,15 +134,12 @@ def screenshot(page, folder: Path, name: str, full_page: bool = False) -> Path:
     return shot
 
 
-def write_site(folder: Path, pages: dict[str, str]) -> None:
-    """The output folder render.run writes: the pages, plotly.min.js and the assets."""
+def write_site(folder: Path, files: dict[str, str]) -> None:
+    """The output folder render.run writes: the pages, the map's text shards, plotly.min.js and
+    the assets (render.write_files, as run() calls it)."""
     from plotly.offline import get_plotlyjs
 
-    for name, text in pages.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    (folder / render.PLOTLY_JS).write_text(get_plotlyjs(), encoding="utf-8")
-    for name in render.ASSETS:
-        shutil.copyfile(render.ASSETS_DIR / name, folder / name)
+    render.write_files(folder, files, get_plotlyjs())
 
 
 def render_site(folder: Path, synthetic) -> None:

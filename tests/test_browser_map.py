@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from browser_site import (
+    GL_PIXELS,
     HOSTILE_ABSTRACT,
     HOSTILE_LABEL,
     HOSTILE_PAGE_TITLE,
@@ -25,6 +26,7 @@ from browser_site import (
     pwned,
     render_site,
     screenshot,
+    shards_loaded,
     write_hostile_site,
 )
 from synthetic_corpus import corpus
@@ -43,9 +45,10 @@ def _point_position(page, index: int) -> dict:
     return page.evaluate(
         """(index) => {
             const gd = document.getElementById('topic-map');
+            const drawn = window.topicMap.figure.drawn;
             for (const trace of gd._fullData) {
                 if (!trace.uid.startsWith('papers-')) continue;
-                const i = trace.customdata.indexOf(index);
+                const i = drawn.get(trace.uid).indexOf(index);
                 if (i < 0) continue;
                 const xa = gd._fullLayout[trace.xaxis.replace('x', 'xaxis')];
                 const ya = gd._fullLayout[trace.yaxis.replace('y', 'yaxis')];
@@ -94,10 +97,11 @@ def test_bundled_map_draws_every_paper_offline_and_searches(bundled_build: Path,
     page = state.page
     page.wait_for_timeout(500)
     assert state.blocked == [] and outside(state) == [] and state.errors == []
-    assert local_files(state) == MAP_FILES
+    assert local_files(state) == MAP_FILES  # no paper text is loaded to draw the map
 
     assert page.evaluate(PAPER_POINTS) == 76
     assert page.evaluate(PAPERS_IN_DATA) == 76
+    assert page.evaluate(GL_PIXELS) > 0  # the WebGL canvas holds the points
     assert page.inner_text("#match-count") == "76 papers"
     titles = page.evaluate(
         "[...document.querySelectorAll('#topic-map .annotation-text')].map(a => a.textContent)"
@@ -158,8 +162,7 @@ def test_bundled_map_click_shows_abstract_and_five_similar_papers(
     assert page.text_content("#paper-abstract") == documents.loc[shown, "abstract"]
     assert page.locator("#paper-neighbours button").count() == 5
     rings = page.evaluate(
-        """() => document.getElementById('topic-map').data
-            .filter(t => t.uid.startsWith('focus-')).flatMap(t => t.customdata)"""
+        "[...document.querySelectorAll('#focus-rings circle')].map(c => +c.dataset.index)"
     )
     assert target in rings and len(rings) == 6  # the paper and its five neighbours
     page.keyboard.press("Escape")
@@ -273,7 +276,7 @@ def test_hostile_text_never_runs_on_the_map(tmp_path: Path, open_offline):
     assert not pwned(page) and page.evaluate("document.querySelectorAll('img, i, b').length") == 0
     assert state.errors == [] and state.blocked == []
     # nothing but the folder's own files was fetched: no injected <img src=x> either
-    assert local_files(state) == MAP_FILES
+    assert local_files(state) - shards_loaded(state) == MAP_FILES
     screenshot(page, site, "map_hostile")
 
 
@@ -308,6 +311,24 @@ def _drawn_labels(page) -> list[str]:
     return [t for t in texts if not t.endswith(" papers")]
 
 
+# (venue colour, topic colour, drawn colour) of every coloured paper; a point's drawn colour is
+# the step of its trace's colour scale that its value falls in
+DRAWN_COLOURS = """() => {
+    const data = window.topicMap.data;
+    const topic = new Map(data.DATA.topics.map((t) => [t.id, t.colour]));
+    // a point's colour: the step of the trace's colour scale its value falls in
+    const drawnColour = (marker, value) => marker.colorscale
+        .find(([at], k, scale) => k % 2 === 0 && value >= at * marker.cmax
+            && value < scale[k + 1][0] * marker.cmax)[1];
+    return document.getElementById('topic-map').data
+        .filter((t) => t.uid.startsWith('papers-'))
+        .flatMap((t) => [...window.topicMap.figure.drawn.get(t.uid)].map((i, k) => [
+            data.DATA.venue_colours[data.venue[i]],
+            data.topic[i] >= 0 ? topic.get(data.topic[i]) : null,
+            drawnColour(t.marker, t.marker.color[k])]));
+}"""
+
+
 def test_the_map_opens_combined_colours_by_venue_and_labels_by_zoom(tmp_path, open_offline):
     synthetic = corpus(400)
     render_site(tmp_path, synthetic)
@@ -328,7 +349,7 @@ def test_the_map_opens_combined_colours_by_venue_and_labels_by_zoom(tmp_path, op
     assert zoomed_out and set(zoomed_out) <= themes, zoomed_out
     page.evaluate(
         """() => {
-            const data = JSON.parse(document.getElementById('paper-data').textContent);
+            const data = window.topicMap.data.DATA;
             const t = data.topics[0];
             const dx = (data.x_range[1] - data.x_range[0]) / 8;
             const dy = (data.y_range[1] - data.y_range[0]) / 8;
@@ -344,18 +365,7 @@ def test_the_map_opens_combined_colours_by_venue_and_labels_by_zoom(tmp_path, op
     # colour by venue: every paper takes its venue's colour, and the key shows the venues
     def colours() -> list[list[str]]:
         """(venue colour, topic colour, drawn colour) of every coloured paper."""
-        return page.evaluate(
-            """() => {
-                const data = JSON.parse(document.getElementById('paper-data').textContent);
-                const topic = new Map(data.topics.map((t) => [t.id, t.colour]));
-                return document.getElementById('topic-map').data
-                    .filter((t) => t.uid.startsWith('papers-'))
-                    .flatMap((t) => t.customdata.map((i, k) => [
-                        data.venue_colours[data.papers.venue[i]],
-                        data.papers.topic[i] >= 0 ? topic.get(data.papers.topic[i]) : null,
-                        t.marker.color[k]]));
-            }"""
-        )
+        return page.evaluate(DRAWN_COLOURS)
 
     by_topic = [c for c in colours() if c[1] is not None]
     assert by_topic and all(drawn == topic for _, topic, drawn in by_topic)

@@ -39,7 +39,7 @@ def _wcag_contrast(a: str, b: str) -> float:
 
 def _page_backgrounds() -> set[str]:
     css = (ASSETS_DIR / "style.css").read_text(encoding="utf-8")
-    script = (ASSETS_DIR / "map.js").read_text(encoding="utf-8")
+    script = (ASSETS_DIR / "map-draw.js").read_text(encoding="utf-8")  # the map's figure
     body = re.search(r"body \{[^}]*background: (#[0-9a-f]{6}|#fff)", css).group(1)
     plot = re.search(r'plot_bgcolor: "(#[0-9a-f]{6})"', script).group(1)
     return {"#ffffff" if body == "#fff" else body, plot}

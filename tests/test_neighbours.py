@@ -1,11 +1,11 @@
-"""Exact nearest neighbours by cosine similarity."""
+"""Nearest neighbours by cosine similarity: exact, and pynndescent's above a size."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from pipeline.neighbours import nearest_neighbours
+from pipeline.neighbours import nearest_neighbours, similar_papers
 
 
 def test_nearest_neighbours_are_the_most_cosine_similar_others():
@@ -38,3 +38,33 @@ def test_nearest_neighbours_do_not_depend_on_the_block_size():
 def test_tiny_corpora_have_fewer_neighbours(n, k):
     indices, sims = nearest_neighbours(np.ones((n, 3), dtype=np.float32), 5)
     assert indices.shape == sims.shape == (n, k)
+
+
+def _blobs(n: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(20, 32))
+    return (centres[rng.integers(0, 20, n)] + 0.3 * rng.normal(size=(n, 32))).astype(np.float32)
+
+
+def test_similar_papers_search_exactly_up_to_the_threshold():
+    vectors = _blobs(400)
+    exact = nearest_neighbours(vectors, 5)
+    found = similar_papers(vectors, 5, exact_max=400)
+    assert (found[0] == exact[0]).all() and np.allclose(found[1], exact[1])
+
+
+@pytest.mark.slow  # pynndescent's numba code compiles for about 40 s on 2 cores
+def test_similar_papers_above_the_threshold_are_approximate_seeded_and_close():
+    vectors = _blobs(2000)
+    exact, exact_sims = nearest_neighbours(vectors, 5)
+    indices, sims = similar_papers(vectors, 5, exact_max=1000, random_state=3)
+    again = similar_papers(vectors, 5, exact_max=1000, random_state=3)
+    assert (indices == again[0]).all()  # the same seed, the same neighbours
+    assert indices.shape == sims.shape == (2000, 5)
+    assert not (indices == np.arange(2000)[:, None]).any()  # never your own neighbour
+    assert (np.diff(sims, axis=1) <= 1e-6).all()  # best first
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    assert np.allclose(sims, np.einsum("nd,nkd->nk", unit, unit[indices]), atol=1e-5)
+    recall = np.mean([len(set(a) & set(b)) / 5 for a, b in zip(indices, exact, strict=True)])
+    assert recall > 0.9, recall
+    assert (sims[:, 0] >= exact_sims[:, 0] - 0.05).mean() > 0.95

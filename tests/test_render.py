@@ -11,20 +11,30 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from map_files import map_papers, shard_names
 from render_frames import island, rendered, tiny_tables
 from synthetic_corpus import corpus
 
 from pipeline import compare, metrics, quality, render, schemas, tables
 from pipeline.config import CompareConfig, RenderConfig
 from pipeline.errors import PipelineError
-from pipeline.render import render_pages, templating
+from pipeline.render import mapfiles, render_pages, templating
+from pipeline.render.mapfiles import decode_typed_array, read_shard, smallest_int, typed_array
 from pipeline.render.shaping import short_title
 
 HOSTILE_TITLE = "<script>alert(1)</script>"
 HOSTILE_ABSTRACT = "An abstract that ends early </script><img src=x onerror=alert(1)> and goes on"
 HOSTILE_VENUE = "<b onclick=alert(1)>ICLR</b>"
 HOSTILE_PAGE_TITLE = "<i>maps</i> & <script>alert(1)</script>"
-LOCAL_FILES = {"plotly.min.js", "map.js", "report.js", "style.css", "index.html", "map.html"}
+LOCAL_FILES = {"plotly.min.js", *render.MAP_SCRIPTS, "report.js", "style.css"} | {
+    "index.html",
+    "map.html",
+}
+
+
+def _pages(found: dict[str, str]) -> dict[str, str]:
+    """The HTML pages among render_pages' files (the rest are the map's text shards)."""
+    return {name: text for name, text in found.items() if name.endswith(".html")}
 
 
 def _references(page: str) -> list[str]:
@@ -36,10 +46,16 @@ def _references(page: str) -> list[str]:
 
 def test_pages_load_only_files_from_their_folder():
     found = rendered(tiny_tables())
-    assert sorted(found) == ["index.html", "map.html"]
-    for name, page in found.items():
+    assert sorted(_pages(found)) == ["index.html", "map.html"]
+    assert sorted(found) == ["index.html", "map-data/text-000.js", "map-data/text-001.js"] + [
+        "map-data/text-002.js",  # a shard per topic: 1 unassigned paper, topics 0 and 1
+        "map.html",
+    ]
+    for name, page in _pages(found).items():
         scripts = re.findall(r"<script\b[^>]*\bsrc\s*=\s*\"([^\"]+)\"", page, flags=re.I)
-        expected = ["plotly.min.js", "report.js" if name == "index.html" else "map.js"]
+        expected = ["plotly.min.js"] + (
+            ["report.js"] if name == "index.html" else list(render.MAP_SCRIPTS)
+        )
         assert scripts == expected, name
         # no inline code: every other script element is a JSON data island
         others = re.findall(r"<script\b(?![^>]*\bsrc=)([^>]*)>", page)
@@ -66,12 +82,16 @@ def test_charts_travel_as_figure_data_for_report_js():
 
 def test_map_page_embeds_every_paper_once_with_five_neighbours():
     frames = tiny_tables()
-    data = island(rendered(frames)["map.html"], "paper-data")
-    papers = data["papers"]
+    found = rendered(frames)
+    data = island(found["map.html"], "paper-data")
+    papers = map_papers(found)
     assert papers["id"] == sorted(frames["documents"]["doc_id"])
     assert data["venues"] == ["ICLR", "ICML"]
     by_id = frames["clusters"].set_index("doc_id")
-    assert papers["x"] == [round(float(by_id.loc[d, "x"]), 3) for d in papers["id"]]
+    assert papers["x"] == [float(np.float32(by_id.loc[d, "x"])) for d in papers["id"]]
+    assert papers["y"] == [float(np.float32(by_id.loc[d, "y"])) for d in papers["id"]]
+    abstracts = frames["documents"].set_index("doc_id")["abstract"]
+    assert papers["abstract"] == [abstracts[d] for d in papers["id"]]
     assert papers["topic"] == [int(by_id.loc[d, "topic"]) for d in papers["id"]]
     documents = frames["documents"]
     venue_of = dict(zip(documents["doc_id"], documents["venue"], strict=True))
@@ -108,16 +128,16 @@ def test_hostile_titles_abstracts_labels_and_venues_stay_text():
     )
     frames["topics"].loc[frames["topics"]["topic"] == 0, "label"] = "<i onmouseover=x>t</i>"
     found = rendered(frames, config=RenderConfig(title=HOSTILE_PAGE_TITLE))
-    for name, page in found.items():
+    for name, page in found.items():  # the pages and the shards
         assert HOSTILE_TITLE not in page, name
         assert "alert(1)</script>" not in page and "<img src=x" not in page, name
         assert "<b onclick" not in page and "<i onmouseover" not in page, name
         # every </script> closes one of the page's own script elements
         assert page.count("</script>") == len(re.findall(r"<script\b", page)), name
-    data = island(found["map.html"], "paper-data")  # the JSON still holds the text unchanged
-    assert HOSTILE_TITLE in data["papers"]["title"]
-    assert HOSTILE_ABSTRACT in data["papers"]["abstract"]
-    assert HOSTILE_VENUE in data["venues"]
+    papers = map_papers(found)  # the shards still hold the text unchanged
+    assert HOSTILE_TITLE in papers["title"]
+    assert HOSTILE_ABSTRACT in papers["abstract"]
+    assert HOSTILE_VENUE in island(found["map.html"], "paper-data")["venues"]
     index = found["index.html"]
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in index  # a representative paper
     assert "&lt;b onclick=alert(1)&gt;ICLR&lt;/b&gt;" in index  # venue columns, summary
@@ -166,7 +186,7 @@ def test_only_web_urls_become_links():
         None,
         "HTTP://example.org/paper",
     ]
-    papers = island(rendered(frames)["map.html"], "paper-data")["papers"]
+    papers = map_papers(rendered(frames))
     assert dict(zip(papers["id"], papers["url"], strict=True)) == {
         "p0": "https://openreview.net/forum?id=1",
         "p1": None,
@@ -199,7 +219,7 @@ def test_topics_missing_a_clustered_topic_is_refused():
 def test_same_inputs_give_identical_html():
     first = rendered(tiny_tables())
     assert first == rendered(tiny_tables())
-    for page in first.values():
+    for page in _pages(first).values():
         assert "5 papers (ICLR 2, ICML 3) in 2 topics; 1 papers (20.0%) left unassigned." in page
 
 
@@ -224,7 +244,7 @@ def test_one_paper_and_one_venue_still_render():
         metrics.build_metrics(documents, clusters, topics, themes),
         RenderConfig(),
     )
-    assert island(found["map.html"], "paper-data")["papers"]["nn"] == [[]]
+    assert map_papers(found)["nn"] == [[]]
     index = found["index.html"]
     assert "One venue only" in index and "no differences are marked" in index
     assert "1 papers (ICML 1) in 1 topics; 0 papers (0.0%) left unassigned." in index
@@ -254,7 +274,7 @@ def test_3401_papers_fit_in_12_mb():
     total += sum((render.ASSETS_DIR / name).stat().st_size for name in render.ASSETS)
     assert total <= 12_000_000, f"{total / 1e6:.1f} MB"
     assert len(found["index.html"].encode()) < 500_000  # abstracts live in the map page only
-    assert len(island(found["map.html"], "paper-data")["papers"]["id"]) == 3401
+    assert len(map_papers(found)["id"]) == 3401
 
 
 def _write_inputs(folder: Path, frames: dict) -> dict[str, Path]:
@@ -279,7 +299,10 @@ def test_run_writes_pages_and_assets_and_reads_the_optional_figures(tmp_path: Pa
     runs = {1: np.array([0, 0, 1, 1, -1]), 2: np.array([0, 1, 1, 1, -1])}
     tables.write_json(quality.seed_agreement(runs), stability)  # as the stability run writes it
     render.run(RenderConfig(), **paths, report=out / "index.html", stability=stability)
-    assert sorted(p.name for p in out.iterdir()) == sorted(LOCAL_FILES)
+    assert sorted(p.name for p in out.iterdir()) == sorted(LOCAL_FILES | {"map-data"})
+    assert sorted(f"map-data/{p.name}" for p in (out / "map-data").iterdir()) == shard_names(
+        render_pages(**tiny_tables(), config=RenderConfig())
+    )
     assert (out / "map.js").read_bytes() == (render.ASSETS_DIR / "map.js").read_bytes()
     index = (out / "index.html").read_text(encoding="utf-8")
     assert "topic diversity" in index and "stability · ari min" in index
@@ -295,3 +318,64 @@ def test_run_refuses_tables_from_different_builds(tmp_path: Path):
     tables.write_table(clusters, paths["clusters"], schemas.CLUSTERS, lineage)
     with pytest.raises(PipelineError, match="built from a different"):
         render.run(RenderConfig(), **paths, report=tmp_path / "out" / "index.html")
+
+
+# ---------------------------------------------------------------- the map's data files
+
+
+def test_the_map_page_holds_typed_arrays_and_no_paper_text():
+    frames = tiny_tables()
+    found = rendered(frames)
+    page = found["map.html"]
+    for abstract in frames["documents"]["abstract"]:
+        assert abstract not in page
+    papers = island(page, "paper-data")["papers"]
+    assert {papers[name]["dtype"] for name in ("x", "y")} == {"float32"}
+    assert papers["topic"]["dtype"] == "int16" and papers["venue"]["dtype"] == "uint8"
+    assert decode_typed_array(typed_array(np.array([-1, 70_000]), "int32")).tolist() == [
+        -1,
+        70_000,
+    ]
+    assert smallest_int(np.array([0, 300])) == "uint16" and smallest_int([-1, 5]) == "int16"
+
+
+def test_shards_are_scripts_no_text_can_break_out_of():
+    frames = tiny_tables(titles=[HOSTILE_TITLE, None, "<!--", "a", "b"])
+    found = rendered(frames)
+    tokens = island(found["map.html"], "paper-data")["shard_tokens"]
+    for number, name in enumerate(shard_names(found)):
+        script = found[name]
+        assert re.fullmatch(r'topicMapShard\(\d+,"[0-9a-f]{12}","[A-Za-z0-9+/=]*"\);\n', script)
+        assert (
+            read_shard(script)["number"] == number and read_shard(script)["token"] == tokens[number]
+        )
+    assert HOSTILE_TITLE in map_papers(found)["title"]
+
+
+def test_a_topic_is_cut_into_shards_of_at_most_shard_papers(monkeypatch):
+    monkeypatch.setattr(mapfiles, "SHARD_PAPERS", 2)
+    topics = np.array([1, 1, -1, 1, 0, 1, 1])
+    shards = mapfiles.shard_of(topics)
+    # unassigned first, then topic 0, then topic 1's five papers in two-paper shards
+    assert shards.tolist() == [2, 2, 0, 3, 1, 3, 4]
+
+
+def test_a_rerun_removes_the_shards_an_earlier_bigger_build_left(tmp_path: Path):
+    synthetic = corpus(60, n_topics=6, n_themes=2)
+    bigger = render_pages(
+        synthetic.documents,
+        synthetic.embeddings,
+        synthetic.clusters,
+        synthetic.topics,
+        synthetic.themes,
+        synthetic.venue_topics,
+        synthetic.metrics,
+        RenderConfig(),
+    )
+    render.write_files(tmp_path, bigger, "/* plotly */")
+    smaller = rendered(tiny_tables())
+    render.write_files(tmp_path, smaller, "/* plotly */")
+    written = sorted(f"map-data/{p.name}" for p in (tmp_path / "map-data").iterdir())
+    assert len(shard_names(bigger)) > len(written) and written == shard_names(smaller)
+    for name in written:
+        assert (tmp_path / name).read_text(encoding="utf-8") == smaller[name]

@@ -14,6 +14,9 @@ Prints, for the config's corpus, measured side by side in one run:
           against a full fit (tools/bench_sample.py).
 - scaling (--scaling): cluster, label and render at 10k/30k/100k papers made from the corpus
           with small perturbations of its embeddings: time and peak memory per stage.
+- map (--map-sizes 100000,1000000): the map page of N papers made from ../shared/corpora, opened
+          from disk in headless Chromium: time to every point drawn, search, click to panel,
+          bytes per paper (tools/bench_map.py; runs alone, without the other sections).
 Timed unit tests would be flaky on shared 2-core machines; this prints figures instead.
 """
 
@@ -38,6 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script from the project: import its pipeline package
 sys.path.insert(0, str(ROOT / "tools"))  # and the bench sections beside this file
 
+import bench_map  # noqa: E402  (beside this file)
 import bench_sample  # noqa: E402  (beside this file)
 
 from pipeline import encoder as encoders  # noqa: E402
@@ -284,6 +288,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=3, help="embedding runs (median reported)")
     parser.add_argument("--sections", default="embed,build", help="embed,build,sample (comma list)")
     parser.add_argument("--scaling", default="", help="paper counts, e.g. 10000,30000,100000")
+    parser.add_argument("--map-sizes", default="", help="map papers, e.g. 100000,1000000")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--baseline-run", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -293,6 +298,12 @@ def main(argv: list[str] | None = None) -> None:
     import logging
 
     logging.basicConfig(level=logging.WARNING)
+    if args.map_sizes:
+        rows = bench_map.bench_map([int(s) for s in args.map_sizes.split(",")])
+        print("\n" + bench_map.report(rows))
+        if args.json:
+            args.json.write_text(json.dumps({"map": rows}, indent=2), encoding="utf-8")
+        return
     sections = set(args.sections.split(","))
     results: dict = {}
     work = Path(tempfile.mkdtemp(prefix="topicmap-bench-"))

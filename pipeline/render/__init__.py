@@ -1,14 +1,15 @@
 """Stage render: the report (index.html) and the topic map (map.html), offline, in one folder.
 
 Reads documents, embeddings, clusters, topics, themes, venue_topics and metrics.json (plus
-stability.json and baseline.json when built) and writes the report beside map.html,
-plotly.min.js (the one copy of plotly.js both pages load) and the static assets map.js,
-report.js and style.css from assets/.
+stability.json and baseline.json when built) and writes the report beside map.html, the map's
+text shards (map-data/text-NNN.js, mapfiles.py), plotly.min.js (the one copy of plotly.js both
+pages load) and the static assets from assets/ (the map's four scripts, report.js, style.css).
 
 The pages are Jinja2 templates (templates/, autoescaping on) filled with data shaped here; data
 for scripts travels as JSON islands (`<script type="application/json">`, with `<`, `>` and `&`
-escaped), which map.js and report.js draw with plotly. map.js puts paper text into the page only
-through textContent; text plotly draws is escaped for plotly's pseudo-HTML.
+escaped), which the map's scripts and report.js draw with plotly. The map's scripts put paper
+text into the page only through textContent; text plotly draws is escaped for plotly's
+pseudo-HTML.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import pandas as pd
 from pipeline import schemas, tables
 from pipeline.config import RenderConfig
 from pipeline.errors import PipelineError
+from pipeline.render.mapfiles import SHARD_DIR
 from pipeline.render.mapview import map_context
 from pipeline.render.report import report_context
 from pipeline.render.shaping import paper_frame, paper_vectors, summarise, theme_level
@@ -32,7 +34,10 @@ log = logging.getLogger("pipeline.render")
 
 PLOTLY_JS = "plotly.min.js"
 ASSETS_DIR = Path(__file__).parent / "assets"
-ASSETS = ("map.js", "report.js", "style.css")
+# the map's scripts, in the order map.html loads them: decoding and text shards, the figure,
+# the side panel, then the page's state and controls
+MAP_SCRIPTS = ("map-data.js", "map-draw.js", "map-panel.js", "map.js")
+ASSETS = (*MAP_SCRIPTS, "report.js", "style.css")
 
 
 def render_pages(
@@ -50,7 +55,8 @@ def render_pages(
     fitted_at: str | None = None,
     venue_years: pd.DataFrame | None = None,
 ) -> dict[str, str]:
-    """Pure core: {report_name: the report's HTML, "map.html": the map's}. `embeddings` is
+    """Pure core: {file path: text} of the generated files: {report_name: the report's HTML,
+    "map.html": the map's} and the map's text shards (`map-data/text-NNN.js`). `embeddings` is
     (doc_ids, vectors); `stability` and `baseline` are None when not built; `fitted_at`: when
     the topic model was fitted. Both pages load plotly.min.js and the assets from beside
     themselves."""
@@ -63,10 +69,12 @@ def render_pages(
     common = {"title": page_title(config.title, frame), "report_name": report_name}
     figures = (metrics, stability, baseline)
     report = report_context(frame, topics, level, venue_topics, summary, figures, venue_years)
-    mapped = map_context(frame, topics, level, vectors, summary, config)
+    mapped, shards = map_context(frame, topics, level, vectors, summary, config)
+    map_page = render_template("map.html", page="map", scripts=MAP_SCRIPTS, **common, **mapped)
     return {
         report_name: render_template("report.html", page="report", **common, **report),
-        MAP_PAGE: render_template("map.html", page="map", **common, **mapped),
+        MAP_PAGE: map_page,
+        **shards,
     }
 
 
@@ -84,8 +92,8 @@ def run(
     stability: Path | None = None,
     baseline: Path | None = None,
 ) -> None:
-    """Write the report at `report` (index.html) and, beside it, map.html, plotly.min.js and
-    the assets."""
+    """Write the report at `report` (index.html) and, beside it, map.html, its text shards
+    (map-data/), plotly.min.js and the assets."""
     from plotly.offline import get_plotlyjs
 
     tables.stage_lineage(  # refuse tables from different builds
@@ -114,10 +122,31 @@ def run(
         fitted_at=tables.read_notes(clusters, "clusters").get("fitted_at"),
         venue_years=tables.read_table(venue_years, schemas.VENUE_YEARS),
     )
-    folder = report.parent
-    tables.write_text(folder / PLOTLY_JS, get_plotlyjs())
+    write_files(report.parent, pages, get_plotlyjs())
+
+
+def write_files(folder: Path, files: dict[str, str], plotly_js: str) -> None:
+    """Write render_pages' files, plotly.js and the assets into `folder`, each file atomically,
+    and remove shards of an earlier build that this one did not write (a bigger corpus left
+    more: they would hold other papers' text)."""
+    tables.write_text(folder / PLOTLY_JS, plotly_js)
     for name in ASSETS:
         tables.write_text(folder / name, (ASSETS_DIR / name).read_text(encoding="utf-8"))
-    for name, page in pages.items():
-        tables.write_text(folder / name, page)
-        log.info("wrote %s (%d KB)", folder / name, len(page.encode()) // 1024)
+    shard_dir = folder / SHARD_DIR
+    shard_dir.mkdir(parents=True, exist_ok=True)
+    # the shards before the pages, so a run killed in between leaves no page without its text
+    for name, text in sorted(files.items(), key=lambda item: item[0].endswith(".html")):
+        tables.write_text(folder / name, text)
+        if name.endswith(".html"):
+            log.info("wrote %s (%d KB)", folder / name, len(text.encode()) // 1024)
+    stale = [p for p in shard_dir.iterdir() if p.is_file() and f"{SHARD_DIR}/{p.name}" not in files]
+    for path in stale:
+        path.unlink()
+    shard_bytes = sum((folder / n).stat().st_size for n in files if n.startswith(SHARD_DIR))
+    log.info(
+        "wrote %d text shard(s) in %s (%d KB)%s",
+        len(files) - sum(n.endswith(".html") for n in files),
+        shard_dir,
+        shard_bytes // 1024,
+        f"; removed {len(stale)} stale shard(s)" if stale else "",
+    )

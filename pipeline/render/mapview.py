@@ -1,5 +1,5 @@
-"""The map page's context: the paper data map.js draws and the sidebar's heading, as plain data
-for templates/map.html."""
+"""The map page's context and its data files: the paper data map.js draws, the sidebar's
+heading, and the text shards (mapfiles.py) beside the page."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import numpy as np
 import pandas as pd
 
 from pipeline.config import RenderConfig
-from pipeline.neighbours import nearest_neighbours
-from pipeline.render.shaping import Summary, map_data
+from pipeline.neighbours import similar_papers
+from pipeline.render.mapfiles import shard_files, shard_of
+from pipeline.render.shaping import Summary, map_data, web_url
 
 N_NEIGHBOURS = 5  # similar papers listed in the panel
 
@@ -20,14 +21,18 @@ def map_context(
     vectors: np.ndarray,
     summary: Summary,
     config: RenderConfig,
-) -> dict:
-    """Everything templates/map.html lays out. `vectors`: the frame's papers' embeddings, whose
-    cosine similarity picks each paper's most similar papers; `themes`: the theme level or
-    None."""
-    neighbours, similarities = nearest_neighbours(vectors, N_NEIGHBOURS)
-    data = map_data(frame, topics, themes, neighbours, similarities, config)
-    return {
+) -> tuple[dict, dict[str, str]]:
+    """(everything templates/map.html lays out, {shard path: script} of the papers' text).
+    `vectors`: the frame's papers' embeddings, whose cosine similarity picks each paper's most
+    similar papers; `themes`: the theme level or None."""
+    neighbours, similarities = similar_papers(vectors, N_NEIGHBOURS)
+    shards = shard_of(frame["topic"].to_numpy())
+    urls = [web_url(u) for u in frame["url"]]
+    files, tokens = shard_files(frame, urls, shards, neighbours, similarities)
+    data = map_data(frame, topics, themes, shards, tokens, neighbours.shape[1], config)
+    context = {
         "summary": summary,
         "list_heading": "Themes and topics" if data["themes"] else "Topics",
         "data": data,
     }
+    return context, files

@@ -13,6 +13,7 @@ from pipeline import tables
 from pipeline.config import RenderConfig
 from pipeline.errors import PipelineError
 from pipeline.render.colours import topic_colour, venue_colour
+from pipeline.render.mapfiles import SHARD_DIR, smallest_int, typed_array
 from pipeline.schemas import UNASSIGNED
 
 
@@ -186,19 +187,26 @@ def map_data(
     frame: pd.DataFrame,
     topics: pd.DataFrame,
     themes: pd.DataFrame | None,
-    neighbours: np.ndarray,
-    similarities: np.ndarray,
+    shards: np.ndarray,
+    shard_tokens: list[str],
+    n_neighbours: int,
     config: RenderConfig,
 ) -> dict:
-    """What map.js draws. Each paper appears once, in columns (one list per field), so the page
-    stays small: 3,401 papers with abstracts take about 5 MB."""
+    """What map.js draws, without the papers' text (that lives in the shards, mapfiles.py):
+    the topic, theme, venue and edition tables, and per paper its doc_id (one string,
+    newline-separated) and compact typed arrays: x and y (float32), topic, venue, edition and
+    shard (the smallest integer type that holds them). About 40 bytes a paper."""
     venues = sorted(frame["venue"].unique())
     venue_index = {v: i for i, v in enumerate(venues)}
     rows = zip(frame["conference"], frame["year"], frame["track"], strict=True)
     where = [edition(*row) for row in rows]
     editions = sorted(set(where))
     edition_index = {e: i for i, e in enumerate(editions)}
-    titles = [t if isinstance(t, str) and t.strip() else None for t in frame["title"]]
+
+    def column(values) -> dict:
+        values = np.asarray(values, dtype=np.int64)
+        return typed_array(values, smallest_int(values))
+
     return {
         "venues": venues,
         "venue_colours": [venue_colour(i) for i in range(len(venues))],
@@ -209,17 +217,17 @@ def map_data(
         "y_range": _axis_range(frame["y"]),
         "topics": _topic_entries(frame, topics, theme_of_topic(themes)),
         "themes": _theme_entries(frame, themes),
+        "n_neighbours": n_neighbours,
+        "shard_dir": SHARD_DIR,
+        "shard_tokens": shard_tokens,
         "papers": {
-            "id": frame["doc_id"].tolist(),
-            "title": titles,
-            "venue": [venue_index[v] for v in frame["venue"]],
-            "edition": [edition_index[e] for e in where],
-            "topic": [int(t) for t in frame["topic"]],
-            "x": [_r3(v) for v in frame["x"]],
-            "y": [_r3(v) for v in frame["y"]],
-            "abstract": frame["abstract"].tolist(),
-            "url": [web_url(u) for u in frame["url"]],
-            "nn": np.asarray(neighbours).tolist(),
-            "nn_sim": [[_r3(s) for s in row] for row in np.asarray(similarities)],
+            "count": len(frame),
+            "ids": "\n".join(frame["doc_id"]),
+            "x": typed_array(frame["x"].to_numpy(), "float32"),
+            "y": typed_array(frame["y"].to_numpy(), "float32"),
+            "topic": column(frame["topic"]),
+            "venue": column([venue_index[v] for v in frame["venue"]]),
+            "edition": column([edition_index[e] for e in where]),
+            "shard": column(shards),
         },
     }

@@ -1,0 +1,309 @@
+/* The map's figure (map.html, second of its scripts): plotly traces, labels and layout.
+ *
+ * Papers are drawn with WebGL (plotly's scattergl; plain SVG scatter where the browser has no
+ * WebGL) from typed arrays, coloured through a stepped colour scale rather than a colour
+ * string per point, so 100,000 papers cost a few typed arrays, not 100,000 strings. Views: the
+ * venues side by side on shared coordinates, or all papers combined. Papers the search or the
+ * topic list leaves out stay on the map as faint dots. Labels are escaped for plotly's
+ * pseudo-HTML.
+ */
+(function () {
+  "use strict";
+
+  const TopicMap = (window.TopicMap = window.TopicMap || {});
+  const MUTED = "#c7ccd1";
+  const CONTEXT = "#d9dde1";
+  const GAP = 0.025;
+  const SVG = "http://www.w3.org/2000/svg";
+  TopicMap.MUTED = MUTED;
+
+  /** Escape text for plotly, which draws a subset of HTML in annotations. */
+  TopicMap.esc = function (text) {
+    return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  };
+  const esc = TopicMap.esc;
+
+  TopicMap.fmt = (n) => n.toLocaleString("en-US");
+
+  function webgl() {
+    try {
+      return !!document.createElement("canvas").getContext("webgl");
+    } catch (error) {
+      return false;
+    }
+  }
+
+  /** The figure over data D and the page's state; draws into the element gd. */
+  TopicMap.figure = function (D, state, gd) {
+    const DATA = D.DATA;
+    const POINTS = webgl() ? "scattergl" : "scatter";
+    const assigned = DATA.topics.filter((t) => t.id >= 0);
+    // the colour scale's steps: topic mode has each assigned topic's colour, then MUTED
+    const topicColours = [...assigned.map((t) => t.colour), MUTED];
+    const topicStep = new Map(assigned.map((t, k) => [t.id, k]));
+    const stepOfTopic = new Uint16Array(D.N);
+    for (let i = 0; i < D.N; i++) {
+      const step = topicStep.get(D.topic[i]);
+      stepOfTopic[i] = step === undefined ? assigned.length : step;
+    }
+    // unassigned papers first in each panel, so topic colours sit on top of them
+    const drawOrder = new Int32Array(D.N);
+    let filled = 0;
+    for (const unassigned of [true, false]) {
+      for (let i = 0; i < D.N; i++) if ((D.topic[i] < 0) === unassigned) drawOrder[filled++] = i;
+    }
+    const panelPapers = new Map();
+    const drawn = new Map(); // trace uid -> the paper index of each of its points
+
+    function panels() {
+      if (state.view === "combined") return [{ venue: null, name: "All venues" }];
+      return DATA.venues.map((name, venue) => ({ venue, name }));
+    }
+
+    function papersOf(venue) {
+      if (!panelPapers.has(venue)) {
+        panelPapers.set(venue, venue === null ? drawOrder : drawOrder.filter((i) => D.venue[i] === venue));
+      }
+      return panelPapers.get(venue);
+    }
+
+    const suffix = (k) => (k === 0 ? "" : String(k + 1));
+
+    function colourScale(colours) {
+      const n = colours.length;
+      return colours.flatMap((c, k) => [[k / n, c], [(k + 1) / n, c]]);
+    }
+
+    /** Paper i's colour as drawn now. */
+    function paperColour(i) {
+      if (state.colour === "venue") return DATA.venue_colours[D.venue[i]];
+      return topicColours[stepOfTopic[i]];
+    }
+
+    function paperTrace(k, axes, on, size) {
+      const byVenue = state.colour === "venue";
+      const colours = byVenue ? DATA.venue_colours : topicColours;
+      const x = new Float32Array(on.length);
+      const y = new Float32Array(on.length);
+      const colour = new Float32Array(on.length);
+      const sizes = new Float32Array(on.length);
+      on.forEach((i, n) => {
+        x[n] = D.x[i];
+        y[n] = D.y[i];
+        colour[n] = (byVenue ? D.venue[i] : stepOfTopic[i]) + 0.5;
+        sizes[n] = D.topic[i] >= 0 ? size : Math.max(2, size - 2);
+      });
+      drawn.set("papers-" + k, on);
+      return {
+        type: POINTS, mode: "markers", uid: "papers-" + k, ...axes, x, y,
+        hoverinfo: "none", showlegend: false,
+        marker: { size: sizes, color: colour, colorscale: colourScale(colours), cmin: 0,
+          cmax: colours.length, showscale: false, opacity: 0.85, line: { width: 0 } },
+      };
+    }
+
+    function buildTraces() {
+      const traces = [];
+      drawn.clear();
+      const base = DATA.point_size;
+      // while searching or showing one topic, the kept papers are drawn a little larger
+      const size = state.active !== null ? base + 2 : base;
+      panels().forEach((panel, k) => {
+        const papers = papersOf(panel.venue);
+        const on = [];
+        const off = [];
+        for (const i of papers) (state.active === null || state.active[i] ? on : off).push(i);
+        const axes = { xaxis: "x" + suffix(k), yaxis: "y" + suffix(k) };
+        traces.push({
+          type: POINTS, mode: "markers", uid: "context-" + k, ...axes,
+          x: Float32Array.from(off, (i) => D.x[i]), y: Float32Array.from(off, (i) => D.y[i]),
+          hoverinfo: "skip", showlegend: false,
+          marker: { size: Math.max(2, base - 3), color: CONTEXT, line: { width: 0 } },
+        });
+        traces.push(paperTrace(k, axes, on, size));
+      });
+      return traces;
+    }
+
+    function labelLevel() {
+      if (state.labels === "off") return null;
+      if (state.labels === "topics" || D.themes.size === 0) return "topics";
+      if (state.labels === "themes") return "themes";
+      return state.zoomedIn ? "topics" : "themes";
+    }
+
+    /** Panel k's visible ranges and size in pixels (before its first draw: full ranges, estimated size). */
+    function panelBox(k, widthFraction) {
+      const full = gd._fullLayout;
+      const xa = full && full["xaxis" + suffix(k)];
+      const ya = full && full["yaxis" + suffix(k)];
+      const shown = xa && ya && xa._length && Math.abs(xa.domain[1] - xa.domain[0] - widthFraction) < 1e-6;
+      if (shown) return { xr: xa.range, yr: ya.range, w: xa._length, h: ya._length };
+      return {
+        xr: DATA.x_range, yr: DATA.y_range,
+        w: Math.max(200, (gd.clientWidth - 16) * widthFraction), h: Math.max(200, gd.clientHeight - 38),
+      };
+    }
+
+    /** Where a label fits at pixel (px, py) in the box without covering one placed: or null. */
+    function spotFor(px, py, width, height, box, placed) {
+      for (const yshift of [0, height, -height]) {
+        for (const [xanchor, left] of [["center", px - width / 2], ["left", px], ["right", px - width]]) {
+          const rect = { l: left, r: left + width, t: py - yshift - height / 2 };
+          rect.b = rect.t + height;
+          const inside = rect.l >= 0 && rect.r <= box.w && rect.t >= 0 && rect.b <= box.h;
+          const free = !placed.some((p) => rect.l < p.r && p.l < rect.r && rect.t < p.b && p.t < rect.b);
+          if (inside && free) return { rect, xanchor, yshift };
+        }
+      }
+      return null;
+    }
+
+    /**
+     * Labels at theme or topic centres in panel k. Larger topics are placed first and a label that
+     * would overlap one already placed is left out, so zooming in reveals the smaller topics' labels.
+     */
+    function labelAnnotations(k, widthFraction) {
+      const level = labelLevel();
+      if (level === null) return [];
+      const items = (level === "themes" ? DATA.themes : assigned)
+        .slice().sort((a, b) => b.size - a.size || a.id - b.id);
+      const box = panelBox(k, widthFraction);
+      const fontSize = level === "themes" ? 13 : 11;
+      const charWidth = fontSize * (level === "themes" ? 0.62 : 0.56); // system-ui, roughly
+      const placed = [];
+      const annotations = [];
+      for (const item of items) {
+        const px = ((item.x - box.xr[0]) / (box.xr[1] - box.xr[0])) * box.w;
+        const py = ((box.yr[1] - item.y) / (box.yr[1] - box.yr[0])) * box.h;
+        if (px < 0 || px > box.w || py < 0 || py > box.h) continue;
+        const spot = spotFor(px, py, item.label.length * charWidth + 8, fontSize + 6, box, placed);
+        if (spot === null) continue;
+        placed.push(spot.rect);
+        annotations.push({
+          x: item.x, y: item.y, xref: "x" + suffix(k), yref: "y" + suffix(k),
+          xanchor: spot.xanchor, yshift: spot.yshift,
+          text: level === "themes" ? "<b>" + esc(item.label) + "</b>" : esc(item.label),
+          showarrow: false, borderpad: 2, bgcolor: "rgba(255,255,255,0.78)",
+          font: { size: fontSize, color: "#1f2328" },
+        });
+      }
+      return annotations;
+    }
+
+    function panelWidth() {
+      const n = panels().length;
+      return (1 - GAP * (n - 1)) / n;
+    }
+
+    const venueCounts = DATA.venues.map((_, v) => D.venue.reduce((n, w) => n + (w === v), 0));
+
+    /** Each panel's title (venue and its number of papers) and its topic or theme labels. */
+    function buildAnnotations() {
+      const annotations = [];
+      panels().forEach((panel, k) => {
+        const count = panel.venue === null ? D.N : venueCounts[panel.venue];
+        annotations.push({
+          text: "<b>" + esc(panel.name) + "</b>  " + TopicMap.fmt(count) + " papers",
+          xref: "x" + suffix(k) + " domain", yref: "y" + suffix(k) + " domain",
+          x: 0, xanchor: "left", y: 1, yanchor: "bottom", showarrow: false,
+          font: { size: 13, color: "#1f2328" },
+        });
+        annotations.push(...labelAnnotations(k, panelWidth()));
+      });
+      return annotations;
+    }
+
+    function buildLayout() {
+      const width = panelWidth();
+      const layout = {
+        margin: { l: 8, r: 8, t: 30, b: 8 },
+        showlegend: false, hovermode: "closest", dragmode: "pan",
+        plot_bgcolor: "#fbfbfc", paper_bgcolor: "#fff",
+        uirevision: state.view, annotations: buildAnnotations(),
+        font: { family: "system-ui, -apple-system, Segoe UI, Roboto, sans-serif" },
+      };
+      panels().forEach((panel, k) => {
+        const start = k * (width + GAP);
+        const common = { showticklabels: false, showgrid: false, zeroline: false, showline: true,
+          linecolor: "#e3e6ea", mirror: true, fixedrange: false };
+        layout["xaxis" + suffix(k)] = { ...common, domain: [start, start + width],
+          range: DATA.x_range.slice(), anchor: "y" + suffix(k), ...(k ? { matches: "x" } : {}) };
+        layout["yaxis" + suffix(k)] = { ...common, domain: [0, 1], range: DATA.y_range.slice(),
+          anchor: "x" + suffix(k), ...(k ? { matches: "y" } : {}) };
+      });
+      return layout;
+    }
+
+    const PLOT_CONFIG = { displaylogo: false, responsive: true, scrollZoom: true,
+      modeBarButtonsToRemove: ["select2d", "lasso2d", "toImage"] };
+
+    /** Place the labels again for the panels as drawn now (after a zoom, a pan or a new view). */
+    function relabel() {
+      const annotations = buildAnnotations();
+      if (JSON.stringify(annotations) === JSON.stringify(gd.layout.annotations)) return Promise.resolve();
+      return Plotly.relayout(gd, { annotations });
+    }
+
+    // The rings around the paper shown and its similar papers: an SVG laid over the plot, so
+    // opening a paper moves a few circles instead of drawing every point again.
+    const rings = document.createElementNS(SVG, "svg");
+    rings.id = "focus-rings";
+    rings.setAttribute("aria-hidden", "true");
+    gd.parentElement.append(rings);
+
+    function placeRings() {
+      const full = gd._fullLayout;
+      rings.replaceChildren();
+      if (!full || state.selected === null) return;
+      Object.assign(rings.style, { left: gd.offsetLeft + "px", top: gd.offsetTop + "px",
+        width: gd.clientWidth + "px", height: gd.clientHeight + "px" });
+      const size = DATA.point_size + (state.active !== null ? 2 : 0);
+      panels().forEach((panel, k) => {
+        const xa = full["xaxis" + suffix(k)];
+        const ya = full["yaxis" + suffix(k)];
+        if (!xa || !ya) return;
+        for (const i of [state.selected, ...state.neighbours]) {
+          if (panel.venue !== null && D.venue[i] !== panel.venue) continue;
+          const px = xa.l2p(D.x[i]);
+          const py = ya.l2p(D.y[i]);
+          if (px < 0 || px > xa._length || py < 0 || py > ya._length) continue;
+          const ring = document.createElementNS(SVG, "circle");
+          const main = i === state.selected;
+          ring.setAttribute("cx", xa._offset + px);
+          ring.setAttribute("cy", ya._offset + py);
+          ring.setAttribute("r", (main ? size + 11 : size + 6) / 2);
+          ring.setAttribute("stroke-width", main ? 3 : 1.8);
+          ring.dataset.index = String(i);
+          rings.append(ring);
+        }
+      });
+    }
+
+    function draw() {
+      return Plotly.react(gd, buildTraces(), buildLayout(), PLOT_CONFIG).then(relabel).then(placeRings);
+    }
+
+    /** The paper under an event's point (plotly_hover, plotly_click), or undefined. */
+    function paperAt(point) {
+      const list = point && drawn.get(point.data.uid);
+      return list ? list[point.pointNumber] : undefined;
+    }
+
+    /** Pan (keeping the zoom) so paper i is inside the visible ranges. */
+    function reveal(i) {
+      const full = gd._fullLayout;
+      if (!full || !full.xaxis) return Promise.resolve();
+      const change = {};
+      for (const [axis, value] of [["xaxis", D.x[i]], ["yaxis", D.y[i]]]) {
+        const [low, high] = full[axis].range;
+        if (value < low || value > high) {
+          change[axis + ".range"] = [value - (high - low) / 2, value + (high - low) / 2];
+        }
+      }
+      return Object.keys(change).length ? Plotly.relayout(gd, change) : Promise.resolve();
+    }
+
+    return { draw, relabel, placeRings, paperAt, paperColour, reveal, drawn, points: POINTS };
+  };
+})();

@@ -1,0 +1,55 @@
+"""tools/bench_map.py, the source of the map's figures in the README: the papers it makes from
+the real corpora and the folder it renders (the browser timing itself is `make bench`'s)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import numpy as np
+import pytest
+from conftest import CORPORA, ROOT
+from map_files import map_papers
+
+from pipeline.render.mapfiles import SHARD_DIR
+
+
+def _bench_map():
+    sys.path.insert(0, str(ROOT / "tools"))
+    spec = importlib.util.spec_from_file_location("bench_map", ROOT / "tools" / "bench_map.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+pytestmark = pytest.mark.skipif(not CORPORA.exists(), reason="needs ../shared/corpora")
+
+
+def test_copies_of_the_real_papers_get_unique_ids_and_perturbed_places(tmp_path):
+    bench_map = _bench_map()
+    real = len(bench_map.real_papers())
+    assert real == 9673
+    tables = bench_map.map_tables(real + 300)
+    frame = tables["frame"]
+    assert frame["doc_id"].is_unique and len(frame) == real + 300
+    assert frame["doc_id"].is_monotonic_increasing  # the page's order
+    copies = frame[frame["source"] == frame["source"].iloc[0]]
+    assert len(copies) in (1, 2)
+    assert tables["vectors"].shape == (real + 300, 384)
+    if len(copies) == 2:  # the same text, another place and embedding
+        assert copies["abstract"].nunique() == 1 and copies["x"].nunique() == 2
+    assert int(tables["topics"]["size"].sum()) == len(frame)
+
+
+def test_the_bench_renders_a_map_folder_it_can_measure(tmp_path):
+    bench_map = _bench_map()
+    tables = bench_map.map_tables(400)
+    bench_map.render_map(tmp_path, tables)
+    sizes = bench_map.folder_bytes(tmp_path)
+    assert sizes["shard_files"] == len(list((tmp_path / SHARD_DIR).iterdir())) > 1
+    assert sizes["total"] > sizes["map_html"] + sizes["shards"] > 0
+    names = ["map.html"] + [f"{SHARD_DIR}/{p.name}" for p in (tmp_path / SHARD_DIR).iterdir()]
+    files = {name: (tmp_path / name).read_text(encoding="utf-8") for name in names}
+    papers = map_papers(files)
+    assert papers["abstract"] == tables["frame"]["abstract"].tolist()
+    assert np.allclose(papers["x"], tables["frame"]["x"])

@@ -1,0 +1,298 @@
+"""The map page at scale (`make bench BENCH_ARGS="--map-sizes 100000,1000000"`): renders a map of
+N papers made from the real corpora in ../shared/corpora (9,673 ICML and ICLR 2020-2023
+papers, repeated with perturbed map positions and embeddings, doc_ids made unique), then opens
+it from disk in headless Chromium as the browser tests do and measures:
+
+- draw:   navigation to every point drawn (the page's ready mark, the WebGL canvas non-blank);
+- text:   loading every text shard (the first search);
+- search: a search answered once the shards are loaded (median of 3 words);
+- click:  a click on a point to the panel showing its abstract and five neighbours (cold: the
+          paper's shard not loaded yet; median of 3 papers);
+- bytes:  the folder's bytes per paper beyond plotly.min.js (map.html, shards, assets), and
+          console errors and requests outside the folder.
+
+Render only: no clustering. Each of the 9,673 papers gets one of the 40 blob topics of a
+synthetic layout (seeded); a copy keeps its original's topic and text. Repeated texts deflate
+better than unique ones, so the 9,673 unique papers are measured too (copies=1). Developer code.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPORA = ROOT.parent / "shared" / "corpora"
+N_TOPICS = 40
+DIM = 384
+
+
+def real_papers() -> pd.DataFrame:
+    """The shared corpora's papers: title, abstract, conference, year, track, url."""
+    frames = [pd.read_parquet(path) for path in sorted(glob.glob(str(CORPORA / "*.parquet")))]
+    papers = pd.concat(frames, ignore_index=True)
+    return pd.DataFrame(
+        {
+            "conference": papers["venue"].str.split().str[0],
+            "year": papers["year"].astype("int32"),
+            "title": papers["title"],
+            "abstract": papers["abstract"].fillna(""),
+            "url": papers["url"],
+        }
+    )
+
+
+def map_tables(n: int, seed: int = 0) -> dict:
+    """frame, vectors, topics for render's map: n papers from the real ones, repeated."""
+    base = real_papers()
+    rng = np.random.default_rng(seed)
+    topic_of = rng.integers(-1, N_TOPICS, len(base))  # -1: unassigned
+    centres = rng.normal(scale=6, size=(N_TOPICS + 1, 2))
+    directions = rng.normal(size=(N_TOPICS + 1, DIM)).astype(np.float32)
+    source = np.arange(n) % len(base)
+    copy = np.arange(n) // len(base)
+    topic = topic_of[source]
+    xy = centres[topic + 1] + rng.normal(size=(len(base), 2))[source]
+    xy += (copy > 0)[:, None] * rng.normal(scale=0.15, size=(n, 2))  # copies perturbed
+    frame = base.iloc[source].reset_index(drop=True)
+    # ids hashed as ingest's are, so a paper's copies are spread through the page's order
+    ids = [
+        hashlib.sha1(f"{s}/{c}".encode()).hexdigest()[:15]
+        for s, c in zip(source, copy, strict=True)
+    ]
+    frame.insert(0, "doc_id", ["p" + i for i in ids])
+    frame["venue"] = frame["conference"]
+    frame["track"] = ""
+    frame["topic"] = topic.astype(np.int32)
+    frame["x"], frame["y"] = xy[:, 0].astype(np.float32), xy[:, 1].astype(np.float32)
+    frame["source"] = source
+    frame = frame.sort_values("doc_id", ignore_index=True)
+    own = rng.normal(size=(len(base), DIM)).astype(np.float32)  # each real paper's own part
+    vectors = np.empty((n, DIM), dtype=np.float32)
+    for start in range(0, n, 65536):  # topic direction + the paper's own + a copy's own noise
+        block = frame.iloc[start : start + 65536]
+        perturb = rng.normal(scale=0.1, size=(len(block), DIM)).astype(np.float32)
+        vectors[start : start + len(block)] = (
+            directions[block["topic"].to_numpy() + 1] + own[block["source"].to_numpy()] + perturb
+        )
+    topics = pd.DataFrame(
+        {
+            "topic": np.arange(-1, N_TOPICS, dtype=np.int32),
+            "label": ["Unassigned"] + [f"topic {t}" for t in range(N_TOPICS)],
+            "size": np.bincount(frame["topic"] + 1, minlength=N_TOPICS + 1).astype(np.int32),
+        }
+    )
+    return {"frame": frame, "vectors": vectors, "topics": topics}
+
+
+def render_map(folder: Path, tables: dict) -> float:
+    """Write map.html, its shards, plotly.js and the assets into folder; seconds taken."""
+    from plotly.offline import get_plotlyjs
+
+    from pipeline import render
+    from pipeline.config import RenderConfig
+    from pipeline.render.mapview import map_context
+    from pipeline.render.shaping import Summary
+    from pipeline.render.templating import render_template
+
+    started = time.perf_counter()
+    frame = tables["frame"]
+    counts = frame["venue"].value_counts().sort_index()
+    summary = Summary(
+        papers=len(frame),
+        venue_papers=[(v, int(c)) for v, c in counts.items()],
+        topics=N_TOPICS,
+        themes=None,
+        unassigned=int((frame["topic"] < 0).sum()),
+    )
+    context, shards = map_context(
+        frame, tables["topics"], None, tables["vectors"], summary, RenderConfig()
+    )
+    page = render_template(
+        "map.html",
+        page="map",
+        scripts=render.MAP_SCRIPTS,
+        title="Bench",
+        report_name="index.html",
+        **context,
+    )
+    render.write_files(folder, {"map.html": page, **shards}, get_plotlyjs())
+    return time.perf_counter() - started
+
+
+def folder_bytes(folder: Path) -> dict:
+    files = [p for p in folder.rglob("*") if p.is_file() and p.name != "plotly.min.js"]
+    shards = [p for p in files if p.parent.name == "map-data"]
+    return {
+        "total": sum(p.stat().st_size for p in files),
+        "map_html": (folder / "map.html").stat().st_size,
+        "shards": sum(p.stat().st_size for p in shards),
+        "shard_files": len(shards),
+    }
+
+
+READY = "() => document.getElementById('topic-map')?.dataset.ready === 'true'"
+GL_PIXELS = """() => {
+    const canvas = document.querySelector('#topic-map canvas.gl-canvas-context');
+    const gl = canvas && canvas.getContext('webgl');
+    if (!gl) return 0;
+    const px = new Uint8Array(gl.drawingBufferWidth * gl.drawingBufferHeight * 4);
+    gl.readPixels(0, 0, gl.drawingBufferWidth, gl.drawingBufferHeight, gl.RGBA,
+        gl.UNSIGNED_BYTE, px);
+    let n = 0;
+    for (let i = 3; i < px.length; i += 4) if (px[i] > 0) n++;
+    return n;
+}"""
+# a zoom to the middle quarter and back, as plotly does on the wheel: seconds each, mean
+TIMED_ZOOM = """async () => {
+    const gd = document.getElementById('topic-map');
+    const [x0, x1] = gd._fullLayout.xaxis.range, [y0, y1] = gd._fullLayout.yaxis.range;
+    const t = performance.now();
+    const q = (a, b) => [a + (b - a) * 3 / 8, a + (b - a) * 5 / 8];
+    await Plotly.relayout(gd, {'xaxis.range': q(x0, x1), 'yaxis.range': q(y0, y1)});
+    await Plotly.relayout(gd, {'xaxis.range': [x0, x1], 'yaxis.range': [y0, y1]});
+    return (performance.now() - t) / 2000;
+}"""
+TIMED_SEARCH = """async (q) => {
+    const t = performance.now();
+    await window.topicMap.search(q);
+    return [performance.now() - t, window.topicMap.state.active.reduce((n, v) => n + v, 0)];
+}"""
+POINT_AT = """(i) => {
+    const gd = document.getElementById('topic-map');
+    const drawn = window.topicMap.figure.drawn;
+    for (const trace of gd._fullData) {
+        const list = drawn.get(trace.uid);
+        if (!trace.uid.startsWith('papers-') || !list) continue;
+        const k = list.indexOf(i);
+        if (k < 0) continue;
+        const xa = gd._fullLayout[trace.xaxis.replace('x', 'xaxis')];
+        const ya = gd._fullLayout[trace.yaxis.replace('y', 'yaxis')];
+        const box = gd.getBoundingClientRect();
+        return {x: box.left + xa._offset + xa.l2p(trace.x[k]),
+                y: box.top + ya._offset + ya.l2p(trace.y[k])};
+    }
+    return null;
+}"""
+
+
+def _open(browser, folder: Path, timeout_ms: int) -> tuple[object, object, list, float]:
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    errors, outside = [], []
+    prefix = folder.as_uri() + "/"
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("request", lambda r: None if r.url.startswith(prefix) else outside.append(r.url))
+    started = time.perf_counter()
+    page.goto((folder / "map.html").as_uri(), wait_until="commit", timeout=timeout_ms)
+    page.wait_for_function(READY, timeout=timeout_ms, polling=20)
+    drawn = time.perf_counter() - started
+    assert page.evaluate(GL_PIXELS) > 0, "the WebGL canvas is blank"
+    return context, page, errors + outside, drawn
+
+
+def _click_s(page, index: int) -> float | None:
+    """A real mouse click on paper `index` to its panel with abstract and 5 neighbours."""
+    at = page.evaluate(POINT_AT, index)
+    if at is None:
+        return None
+    before = page.evaluate("document.getElementById('paper-detail').dataset.paper || ''")
+    page.mouse.move(at["x"] - 20, at["y"] - 20)
+    page.mouse.move(at["x"], at["y"], steps=4)  # plotly clicks the point it hovers
+    page.wait_for_timeout(300)
+    started = time.perf_counter()
+    page.mouse.click(at["x"], at["y"])
+    # the paper under the pointer (a point drawn on top of it may be another paper's)
+    page.wait_for_function(
+        """(before) => {
+            const detail = document.getElementById('paper-detail');
+            return !detail.hidden && detail.dataset.paper !== before
+                && document.querySelectorAll('#paper-neighbours button').length === 5;
+        }""",
+        arg=before,
+        polling=10,
+        timeout=60_000,
+    )
+    return time.perf_counter() - started
+
+
+def measure(folder: Path, n: int, timeout_ms: int = 300_000) -> dict:
+    """Open the map in headless Chromium (the test suite's flags) and time what it does."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path="/usr/bin/chromium",
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        context, page, problems, drawn = _open(browser, folder, timeout_ms)
+        page.evaluate("window.topicMap.setView('combined')")
+        # papers near the middle of the map, where a click hits a point, not two
+        clicks = [_click_s(page, i) for i in (n // 3, n // 2, 2 * n // 3)]
+        page.keyboard.press("Escape")
+        zoom_s = page.evaluate(TIMED_ZOOM)
+        started = time.perf_counter()
+        page.evaluate(TIMED_SEARCH, "learning")  # the first search loads every shard
+        text_s = time.perf_counter() - started
+        searches = [page.evaluate(TIMED_SEARCH, q) for q in ("graph", "diffusion", "robust")]
+        memory = page.evaluate("performance.memory ? performance.memory.usedJSHeapSize : 0")
+        context.close()
+        browser.close()
+    return {
+        "draw_s": round(drawn, 2),
+        "text_s": round(text_s, 2),
+        "search_s": round(statistics.median(s[0] for s in searches) / 1000, 3),
+        "search_hits": [int(s[1]) for s in searches],
+        "click_s": round(statistics.median(c for c in clicks if c is not None), 3),
+        "zoom_s": round(zoom_s, 3),
+        "js_heap_mb": round(memory / 2**20),
+        "problems": problems,
+    }
+
+
+def bench_map(sizes: list[int], unique: bool = True) -> list[dict]:
+    """Render and measure a map of each size (and of the 9,673 unique papers)."""
+    rows = []
+    runs = ([len(real_papers())] if unique else []) + sizes
+    for n in runs:
+        with tempfile.TemporaryDirectory(prefix="topicmap-map-") as work:
+            folder = Path(work)
+            started = time.perf_counter()
+            tables = map_tables(n)
+            render_s = render_map(folder, tables)
+            row = {"papers": n, "unique": n == len(real_papers()), "render_s": round(render_s, 1)}
+            row["make_s"] = round(time.perf_counter() - started - render_s, 1)
+            sizes_ = folder_bytes(folder)
+            row["bytes_per_paper"] = round(sizes_["total"] / n)
+            row["map_html_per_paper"] = round(sizes_["map_html"] / n)
+            row["shards_per_paper"] = round(sizes_["shards"] / n)
+            row["shard_files"] = sizes_["shard_files"]
+            del tables
+            row |= measure(folder, n)
+        print(report([row]), flush=True)
+        rows.append(row)
+    return rows
+
+
+def report(rows: list[dict]) -> str:
+    lines = []
+    for r in rows:
+        lines.append(
+            f"map {r['papers']:>9,} papers{' (unique)' if r['unique'] else ''}: render "
+            f"{r['render_s']} s; {r['bytes_per_paper']} B/paper beyond plotly.js (map.html "
+            f"{r['map_html_per_paper']}, {r['shard_files']} shards {r['shards_per_paper']}); "
+            f"points drawn {r['draw_s']} s, all text loaded {r['text_s']} s, search "
+            f"{r['search_s']} s ({r['search_hits']} hits), click to panel {r['click_s']} s, "
+            f"zoom {r['zoom_s']} s, "
+            f"JS heap {r['js_heap_mb']} MB, errors/outside requests: {len(r['problems'])}"
+        )
+    return "\n".join(lines)
