@@ -258,8 +258,8 @@
     const venueCounts = DATA.venues.map((_, v) => D.venue.reduce((n, w) => n + (w === v), 0));
 
     /**
-     * Each panel's title (venue and its number of papers, the count left out where the panel is
-     * too narrow for both) and its topic or theme labels.
+     * Each panel's title (venue and its number of papers, the count left out where a grid's
+     * panel is too narrow for both) and its topic or theme labels.
      */
     function buildAnnotations() {
       const annotations = [];
@@ -269,7 +269,7 @@
         const count = panel.venue === null ? D.N : venueCounts[panel.venue];
         const counted = TopicMap.fmt(count) + " papers";
         const room = plotWidth() * (domains[k].x[1] - domains[k].x[0]);
-        const fits = (panel.name.length + counted.length + 2) * fontSize * 0.62 <= room;
+        const fits = domains.length <= 3 || (panel.name.length + counted.length + 2) * fontSize * 0.62 <= room;
         annotations.push({
           text: "<b>" + esc(panel.name) + "</b>" + (fits ? "  " + counted : ""),
           xref: "x" + suffix(k) + " domain", yref: "y" + suffix(k) + " domain",
