@@ -156,6 +156,12 @@ def test_the_year_range_filters_the_drawn_papers_the_count_and_the_list(years, o
     assert page.evaluate(PAPERS_IN_DATA) == kept  # the papers drawn in colour
     assert page.get_attribute("#match-count", "data-count") == str(kept)
     assert page.inner_text("#match-range").endswith(f"of {kept}")
+    in_range = documents[_kept(documents, 2022, 2023)]
+    headers = sorted(h["text"] for h in page.evaluate(HEADERS))
+    assert headers == [
+        f"{v}  {(in_range['venue'] == v).sum()} of {(documents['venue'] == v).sum()} papers"
+        for v in ("ICLR", "ICML")
+    ]
     # with the search: the papers holding the word and in the years
     word = documents["abstract"].iloc[0].split()[1].lower()
     text = (documents["title"].fillna("") + "\x1f" + documents["abstract"]).str.lower()

@@ -256,6 +256,25 @@
     }
 
     const venueCounts = DATA.venues.map((_, v) => D.venue.reduce((n, w) => n + (w === v), 0));
+    let keptFor = null; // the state.active the counts below are of
+    let keptCounts = [];
+
+    /** "12 of 339 papers" while a search, topic or year range keeps some; else "339 papers". */
+    function countText(venue) {
+      const total = venue === null ? D.N : venueCounts[venue];
+      if (state.active === null) return TopicMap.fmt(total) + " papers";
+      if (keptFor !== state.active) {
+        keptFor = state.active;
+        keptCounts = new Array(DATA.venues.length + 1).fill(0);
+        for (let i = 0; i < D.N; i++) {
+          if (!state.active[i]) continue;
+          keptCounts[D.venue[i]]++;
+          keptCounts[DATA.venues.length]++;
+        }
+      }
+      const kept = keptCounts[venue === null ? DATA.venues.length : venue];
+      return TopicMap.fmt(kept) + " of " + TopicMap.fmt(total) + " papers";
+    }
 
     /**
      * Each panel's title (venue and its number of papers, the count left out where a grid's
@@ -266,8 +285,7 @@
       const domains = panelDomains();
       const fontSize = domains.length > 3 ? 12 : 13;
       panels().forEach((panel, k) => {
-        const count = panel.venue === null ? D.N : venueCounts[panel.venue];
-        const counted = TopicMap.fmt(count) + " papers";
+        const counted = countText(panel.venue);
         const room = plotWidth() * (domains[k].x[1] - domains[k].x[0]);
         const fits = domains.length <= 3 || (panel.name.length + counted.length + 2) * fontSize * 0.62 <= room;
         annotations.push({
