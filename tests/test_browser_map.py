@@ -271,7 +271,7 @@ def test_hostile_text_never_runs_on_the_map(tmp_path: Path, open_offline):
     page.select_option("#label-mode", "topics")
     page.wait_for_timeout(300)
     assert HOSTILE_LABEL in page.evaluate(PLOTLY_TEXT, "topic-map")
-    assert page.title() == f"{HOSTILE_PAGE_TITLE} · topic map"  # render.title
+    assert page.title() == f"{HOSTILE_PAGE_TITLE} · map"  # render.title
     assert page.text_content("header h1") == HOSTILE_PAGE_TITLE
     assert not pwned(page) and page.evaluate("document.querySelectorAll('img, i, b').length") == 0
     assert state.errors == [] and state.blocked == []

@@ -145,7 +145,7 @@ def test_hostile_titles_abstracts_labels_and_venues_stay_text():
     assert '<th class="num sortable">&lt;b onclick=alert(1)&gt;ICLR&lt;/b&gt;</th>' in index
     title = "&lt;i&gt;maps&lt;/i&gt; &amp; &lt;script&gt;alert(1)&lt;/script&gt;"  # render.title
     assert f"<title>{title}</title>" in index and f"<h1>{title}</h1>" in index
-    assert f"<title>{title} · topic map</title>" in found["map.html"]
+    assert f"<title>{title} · map</title>" in found["map.html"]
     chart_names = [t.get("name") for c in island(index, "chart-data") for t in c["figure"]["data"]]
     assert "&lt;b onclick=alert(1)&gt;ICLR&lt;/b&gt;" in chart_names  # escaped for plotly
 

@@ -28,11 +28,14 @@ def _scaled(values: np.ndarray, low: float, high: float, flip: bool = False) -> 
     return np.round(low + (1 - unit if flip else unit) * (high - low), 1)
 
 
-def map_preview(frame: pd.DataFrame, limit: int = PREVIEW_POINTS) -> dict:
+def map_preview(
+    frame: pd.DataFrame, colours: dict[int, str] | None = None, limit: int = PREVIEW_POINTS
+) -> dict:
     """The preview's viewBox, point radius and its points grouped by colour: {"width", "height",
     "radius", "shown", "papers", "groups": [{"colour", "points": [(x, y), ...]}]}, unassigned
     papers first (drawn beneath), then topics in order. The map's aspect is kept; y grows
-    upwards as on the map."""
+    upwards as on the map. `colours`: topic -> colour, the map's (colours.topic_colours; None:
+    colours.topic_colour)."""
     width, height = PREVIEW_SIZE
     # evenly spaced through the doc_id order: doc_ids hash the text, so that is a spread sample,
     # and the same picture (points drawn in that order too) whatever order the inputs list them in
@@ -50,7 +53,8 @@ def map_preview(frame: pd.DataFrame, limit: int = PREVIEW_POINTS) -> dict:
     for topic in sorted(set(topics.tolist()), key=lambda t: (t >= 0, t)):
         mask = topics == topic
         points = list(zip(xs[mask].tolist(), ys[mask].tolist(), strict=True))
-        groups.append({"colour": topic_colour(int(topic)), "points": points})
+        colour = topic_colour(int(topic)) if colours is None else colours[int(topic)]
+        groups.append({"colour": colour, "points": points})
     return {
         "width": width,
         "height": height,

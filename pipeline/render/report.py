@@ -265,7 +265,7 @@ def report_context(
         "treemap": tree,
         "plotly_template": charts.plotly_template(),
         "plots": charts_ + ([] if tree is None else [{"id": "treemap", "figure": tree}]) + trends,
-        "preview": map_preview(frame),
+        "preview": map_preview(frame, colours),
         "themes": None if themes is None else theme_rows(themes, topics, theme_cells),
         "topics": topic_rows(
             frame, topics, themes, _cells(topic_level, venues), len(venues), colours

@@ -12,7 +12,8 @@ import pandas as pd
 from pipeline import tables
 from pipeline.config import RenderConfig
 from pipeline.errors import PipelineError
-from pipeline.render.colours import topic_colour, venue_colour
+from pipeline.render import venues_view
+from pipeline.render.colours import PALETTE, topic_colours, venue_colour
 from pipeline.render.mapfiles import SHARD_DIR, smallest_int, typed_array
 from pipeline.schemas import UNASSIGNED
 
@@ -142,19 +143,40 @@ def _axis_range(values: pd.Series) -> list[float]:
     return [_r3(low - pad), _r3(high + pad)]
 
 
+def _within_theme_colours(topics: pd.DataFrame, theme_of: dict[int, int]) -> dict[int, str]:
+    """topic -> a palette colour distinct among its theme's topics (the k-th topic of a theme
+    gets PALETTE[k]), for the map while one theme is shown alone."""
+    out: dict[int, str] = {}
+    seen: dict[int | None, int] = {}
+    for topic in sorted(int(t) for t in topics["topic"] if int(t) >= 0):
+        theme = theme_of.get(topic)
+        k = seen.get(theme, 0)
+        seen[theme] = k + 1
+        out[topic] = PALETTE[k % len(PALETTE)]
+    return out
+
+
 def _topic_entries(
-    frame: pd.DataFrame, topics: pd.DataFrame, theme_of: dict[int, int]
+    frame: pd.DataFrame,
+    topics: pd.DataFrame,
+    themes: pd.DataFrame | None,
+    theme_of: dict[int, int],
 ) -> list[dict]:
-    """The map's topics (those holding papers), assigned first: label, colour, size, theme and
-    centre (the median of its papers)."""
+    """The map's topics (those holding papers), assigned first: label, colour (topic_colours:
+    shades of its theme's colour when topics outnumber the palette), theme_colour (distinct
+    among its theme's topics, for a theme shown alone), size, theme and centre (the median of
+    its papers)."""
     centres = frame.groupby("topic")[["x", "y"]].median()
     drawn = topics[topics["topic"].isin(centres.index)]
     ordered = sorted(drawn.itertuples(), key=lambda row: (row.topic < 0, row.topic))
+    colours = topic_colours(topics, themes)
+    within = _within_theme_colours(drawn, theme_of)
     return [
         {
             "id": int(row.topic),
             "label": str(row.label),
-            "colour": topic_colour(int(row.topic)),
+            "colour": colours[int(row.topic)],
+            "theme_colour": within.get(int(row.topic), colours[int(row.topic)]),
             "size": int(row.size),
             "theme": theme_of.get(int(row.topic)),
             "x": _r3(centres.loc[row.topic, "x"]),
@@ -195,7 +217,9 @@ def map_data(
     """What map.js draws, without the papers' text (that lives in the shards, mapfiles.py):
     the topic, theme, venue and edition tables, and per paper its doc_id (one string,
     newline-separated) and compact typed arrays: x and y (float32), topic, venue, edition and
-    shard (the smallest integer type that holds them). About 40 bytes a paper."""
+    shard and year (0: none) as the smallest integer type that holds them; the years a year
+    filter offers, and how the venue view is laid out (venue_layout) and named (venues_label).
+    About 40 bytes a paper."""
     venues = sorted(frame["venue"].unique())
     venue_index = {v: i for i, v in enumerate(venues)}
     rows = zip(frame["conference"], frame["year"], frame["track"], strict=True)
@@ -210,12 +234,15 @@ def map_data(
     return {
         "venues": venues,
         "venue_colours": [venue_colour(i) for i in range(len(venues))],
+        "venue_layout": venues_view.venue_layout(venues),
+        "venues_label": venues_view.venues_link_text(venues),
+        "years": venues_view.year_span(frame),
         "editions": editions,
         "point_size": config.point_size,
         "hover_words": config.hover_words,
         "x_range": _axis_range(frame["x"]),
         "y_range": _axis_range(frame["y"]),
-        "topics": _topic_entries(frame, topics, theme_of_topic(themes)),
+        "topics": _topic_entries(frame, topics, themes, theme_of_topic(themes)),
         "themes": _theme_entries(frame, themes),
         "n_neighbours": n_neighbours,
         "shard_dir": SHARD_DIR,
@@ -229,5 +256,7 @@ def map_data(
             "venue": column([venue_index[v] for v in frame["venue"]]),
             "edition": column([edition_index[e] for e in where]),
             "shard": column(shards),
+            # 0: no year (the year filter keeps such papers)
+            "year": column([y or 0 for y in venues_view.paper_years(frame)]),
         },
     }

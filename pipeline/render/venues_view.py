@@ -73,6 +73,6 @@ def venue_layout(venues: list[str]) -> str:
 
 
 def paper_years(frame: pd.DataFrame) -> list[int | None]:
-    """Each paper's year for the map's year filter (None: no year; such papers are shown only
-    while the filter spans every year)."""
+    """Each paper's year for the map's year filter (None: no year; the filter keeps such papers
+    on the map whatever range it is set to, and says how many there are)."""
     return [None if pd.isna(y) else int(y) for y in frame["year"]]

@@ -27,6 +27,8 @@
     return new Type(bytesOf(column.data).buffer);
   }
 
+  TopicMap.typedColumn = typedArray;
+
   async function inflate(base64) {
     const stream = new Blob([bytesOf(base64)]).stream()
       .pipeThrough(new DecompressionStream("deflate-raw"));

@@ -3,9 +3,12 @@
  * Papers are drawn with WebGL (plotly's scattergl; plain SVG scatter where the browser has no
  * WebGL) from typed arrays, coloured through a stepped colour scale rather than a colour
  * string per point, so 100,000 papers cost a few typed arrays, not 100,000 strings. Views: the
- * venues side by side on shared coordinates, or all papers combined. Papers the search or the
- * topic list leaves out stay on the map as faint dots. Labels are escaped for plotly's
- * pseudo-HTML.
+ * venues side by side on shared coordinates (above three venues a grid of small multiples,
+ * ceil(sqrt(n)) columns, each panel's header in the gap above it), or all papers combined, where
+ * one venue may be highlighted over the others in grey. Papers the search, the topic list or
+ * the year filter leave out stay on the map as faint dots. With one theme shown alone its
+ * topics take distinct colours (theme_colour) instead of their theme's shades. Labels are
+ * escaped for plotly's pseudo-HTML.
  */
 (function () {
   "use strict";
@@ -13,7 +16,10 @@
   const TopicMap = (window.TopicMap = window.TopicMap || {});
   const MUTED = "#c7ccd1";
   const CONTEXT = "#d9dde1";
+  const GREY = "#aeb4ba"; // the other venues while one is highlighted
   const GAP = 0.025;
+  const HEADER_PX = 24; // the gap above a grid row, for its panels' headers
+  const MARGIN = { l: 8, r: 8, t: 30, b: 8 };
   const SVG = "http://www.w3.org/2000/svg";
   TopicMap.MUTED = MUTED;
 
@@ -22,6 +28,13 @@
     return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
   };
   const esc = TopicMap.esc;
+
+  /** A topic's colour as drawn now: distinct within a theme shown alone, else its own. */
+  TopicMap.topicColourOf = function (state, topic) {
+    const f = state.filter;
+    const alone = f !== null && f.kind === "theme" && topic.theme === f.id;
+    return alone ? topic.theme_colour : topic.colour;
+  };
 
   TopicMap.fmt = (n) => n.toLocaleString("en-US");
 
@@ -39,7 +52,11 @@
     const POINTS = webgl() ? "scattergl" : "scatter";
     const assigned = DATA.topics.filter((t) => t.id >= 0);
     // the colour scale's steps: topic mode has each assigned topic's colour, then MUTED
-    const topicColours = [...assigned.map((t) => t.colour), MUTED];
+    let topicColours = [];
+    const recolour = () => {
+      topicColours = [...assigned.map((t) => TopicMap.topicColourOf(state, t)), MUTED];
+    };
+    recolour();
     const topicStep = new Map(assigned.map((t, k) => [t.id, k]));
     const stepOfTopic = new Uint16Array(D.N);
     for (let i = 0; i < D.N; i++) {
@@ -74,8 +91,12 @@
       return colours.flatMap((c, k) => [[k / n, c], [(k + 1) / n, c]]);
     }
 
+    const highlighted = () => (state.view === "combined" ? state.highlight : null);
+
     /** Paper i's colour as drawn now. */
     function paperColour(i) {
+      const h = highlighted();
+      if (h !== null && D.venue[i] !== h) return GREY;
       if (state.colour === "venue") return DATA.venue_colours[D.venue[i]];
       return topicColours[stepOfTopic[i]];
     }
@@ -102,9 +123,22 @@
       };
     }
 
+    /** The other venues' papers while one is highlighted: grey, beneath it, still clickable. */
+    function greyTrace(k, axes, papers, size) {
+      drawn.set("muted-" + k, papers);
+      return {
+        type: POINTS, mode: "markers", uid: "muted-" + k, ...axes,
+        x: Float32Array.from(papers, (i) => D.x[i]), y: Float32Array.from(papers, (i) => D.y[i]),
+        hoverinfo: "none", showlegend: false,
+        marker: { size: Math.max(2, size - 1), color: GREY, opacity: 0.7, line: { width: 0 } },
+      };
+    }
+
     function buildTraces() {
       const traces = [];
       drawn.clear();
+      recolour();
+      const h = highlighted();
       const base = DATA.point_size;
       // while searching or showing one topic, the kept papers are drawn a little larger
       const size = state.active !== null ? base + 2 : base;
@@ -120,7 +154,12 @@
           hoverinfo: "skip", showlegend: false,
           marker: { size: Math.max(2, base - 3), color: CONTEXT, line: { width: 0 } },
         });
-        traces.push(paperTrace(k, axes, on, size));
+        if (h === null) {
+          traces.push(paperTrace(k, axes, on, size));
+        } else {
+          traces.push(greyTrace(k, axes, on.filter((i) => D.venue[i] !== h), size));
+          traces.push(paperTrace(k, axes, on.filter((i) => D.venue[i] === h), size));
+        }
       });
       return traces;
     }
@@ -132,16 +171,41 @@
       return state.zoomedIn ? "topics" : "themes";
     }
 
+    const plotWidth = () => Math.max(200, gd.clientWidth - MARGIN.l - MARGIN.r);
+    const plotHeight = () => Math.max(200, gd.clientHeight - MARGIN.t - MARGIN.b);
+    const same = (a, b) => Math.abs(a[0] - b[0]) < 1e-6 && Math.abs(a[1] - b[1]) < 1e-6;
+
+    /**
+     * Each panel's domain {x: [from, to], y: [from, to]} in the plot: a row for up to three
+     * panels, else a grid of ceil(sqrt(n)) columns with a header's height between its rows.
+     */
+    function panelDomains() {
+      const n = panels().length;
+      const grid = n > 3;
+      const cols = grid ? Math.ceil(Math.sqrt(n)) : n;
+      const rows = Math.ceil(n / cols);
+      const width = (1 - GAP * (cols - 1)) / cols;
+      const vgap = grid ? Math.min(0.2, HEADER_PX / plotHeight()) : 0;
+      const height = (1 - vgap * (rows - 1)) / rows;
+      return panels().map((_, k) => {
+        const col = k % cols;
+        const row = Math.floor(k / cols);
+        const x0 = col * (width + GAP);
+        const top = 1 - row * (height + vgap);
+        return { x: [x0, x0 + width], y: [top - height, top] };
+      });
+    }
+
     /** Panel k's visible ranges and size in pixels (before its first draw: full ranges, estimated size). */
-    function panelBox(k, widthFraction) {
+    function panelBox(k, domain) {
       const full = gd._fullLayout;
       const xa = full && full["xaxis" + suffix(k)];
       const ya = full && full["yaxis" + suffix(k)];
-      const shown = xa && ya && xa._length && Math.abs(xa.domain[1] - xa.domain[0] - widthFraction) < 1e-6;
+      const shown = xa && ya && xa._length && same(xa.domain, domain.x) && same(ya.domain, domain.y);
       if (shown) return { xr: xa.range, yr: ya.range, w: xa._length, h: ya._length };
       return {
         xr: DATA.x_range, yr: DATA.y_range,
-        w: Math.max(200, (gd.clientWidth - 16) * widthFraction), h: Math.max(200, gd.clientHeight - 38),
+        w: plotWidth() * (domain.x[1] - domain.x[0]), h: plotHeight() * (domain.y[1] - domain.y[0]),
       };
     }
 
@@ -163,12 +227,12 @@
      * Labels at theme or topic centres in panel k. Larger topics are placed first and a label that
      * would overlap one already placed is left out, so zooming in reveals the smaller topics' labels.
      */
-    function labelAnnotations(k, widthFraction) {
+    function labelAnnotations(k, domain) {
       const level = labelLevel();
       if (level === null) return [];
       const items = (level === "themes" ? DATA.themes : assigned)
         .slice().sort((a, b) => b.size - a.size || a.id - b.id);
-      const box = panelBox(k, widthFraction);
+      const box = panelBox(k, domain);
       const fontSize = level === "themes" ? 13 : 11;
       const charWidth = fontSize * (level === "themes" ? 0.62 : 0.56); // system-ui, roughly
       const placed = [];
@@ -191,45 +255,65 @@
       return annotations;
     }
 
-    function panelWidth() {
-      const n = panels().length;
-      return (1 - GAP * (n - 1)) / n;
+    const venueCounts = DATA.venues.map((_, v) => D.venue.reduce((n, w) => n + (w === v), 0));
+    let keptFor = null; // the state.active the counts below are of
+    let keptCounts = [];
+
+    /** "12 of 339 papers" while a search, topic or year range keeps some; else "339 papers". */
+    function countText(venue) {
+      const total = venue === null ? D.N : venueCounts[venue];
+      if (state.active === null) return TopicMap.fmt(total) + " papers";
+      if (keptFor !== state.active) {
+        keptFor = state.active;
+        keptCounts = new Array(DATA.venues.length + 1).fill(0);
+        for (let i = 0; i < D.N; i++) {
+          if (!state.active[i]) continue;
+          keptCounts[D.venue[i]]++;
+          keptCounts[DATA.venues.length]++;
+        }
+      }
+      const kept = keptCounts[venue === null ? DATA.venues.length : venue];
+      return TopicMap.fmt(kept) + " of " + TopicMap.fmt(total) + " papers";
     }
 
-    const venueCounts = DATA.venues.map((_, v) => D.venue.reduce((n, w) => n + (w === v), 0));
-
-    /** Each panel's title (venue and its number of papers) and its topic or theme labels. */
+    /**
+     * Each panel's title (venue and its number of papers, the count left out where a grid's
+     * panel is too narrow for both) and its topic or theme labels.
+     */
     function buildAnnotations() {
       const annotations = [];
+      const domains = panelDomains();
+      const fontSize = domains.length > 3 ? 12 : 13;
       panels().forEach((panel, k) => {
-        const count = panel.venue === null ? D.N : venueCounts[panel.venue];
+        const counted = countText(panel.venue);
+        const room = plotWidth() * (domains[k].x[1] - domains[k].x[0]);
+        const fits = domains.length <= 3 || (panel.name.length + counted.length + 2) * fontSize * 0.62 <= room;
         annotations.push({
-          text: "<b>" + esc(panel.name) + "</b>  " + TopicMap.fmt(count) + " papers",
+          text: "<b>" + esc(panel.name) + "</b>" + (fits ? "  " + counted : ""),
           xref: "x" + suffix(k) + " domain", yref: "y" + suffix(k) + " domain",
           x: 0, xanchor: "left", y: 1, yanchor: "bottom", showarrow: false,
-          font: { size: 13, color: "#1f2328" },
+          font: { size: fontSize, color: "#1f2328" }, name: "panel-header",
         });
-        annotations.push(...labelAnnotations(k, panelWidth()));
+        annotations.push(...labelAnnotations(k, domains[k]));
       });
       return annotations;
     }
 
     function buildLayout() {
-      const width = panelWidth();
+      const domains = panelDomains();
       const layout = {
-        margin: { l: 8, r: 8, t: 30, b: 8 },
+        margin: MARGIN,
         showlegend: false, hovermode: "closest", dragmode: "pan",
         plot_bgcolor: "#fbfbfc", paper_bgcolor: "#fff",
         uirevision: state.view, annotations: buildAnnotations(),
         font: { family: "system-ui, -apple-system, Segoe UI, Roboto, sans-serif" },
       };
       panels().forEach((panel, k) => {
-        const start = k * (width + GAP);
         const common = { showticklabels: false, showgrid: false, zeroline: false, showline: true,
           linecolor: "#e3e6ea", mirror: true, fixedrange: false };
-        layout["xaxis" + suffix(k)] = { ...common, domain: [start, start + width],
+        layout["xaxis" + suffix(k)] = { ...common, domain: domains[k].x,
           range: DATA.x_range.slice(), anchor: "y" + suffix(k), ...(k ? { matches: "x" } : {}) };
-        layout["yaxis" + suffix(k)] = { ...common, domain: [0, 1], range: DATA.y_range.slice(),
+        layout["yaxis" + suffix(k)] = { ...common, domain: domains[k].y, range: DATA.y_range.slice(),
           anchor: "x" + suffix(k), ...(k ? { matches: "y" } : {}) };
       });
       return layout;

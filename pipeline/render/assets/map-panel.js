@@ -39,7 +39,7 @@
 
     function topicColour(i) {
       const topic = D.topics.get(D.topic[i]);
-      return topic && D.topic[i] >= 0 ? topic.colour : TopicMap.MUTED;
+      return topic && D.topic[i] >= 0 ? TopicMap.topicColourOf(state, topic) : TopicMap.MUTED;
     }
 
     /** "ICLR 2023 Workshop · topic label": where paper i appeared, and its topic. */

@@ -1,7 +1,7 @@
 /* The topic map (map.html, last of its scripts): the page's state and controls. It wires the
  * data (map-data.js), the figure (map-draw.js) and the side panel (map-panel.js): the view
- * switch, label and colour selects, topic list, search box, links such as #paper=<doc_id>, and
- * the plot's hover and click.
+ * switch, venue highlight, label and colour selects, year range, topic list, search box, links
+ * such as #paper=<doc_id>, and the plot's hover and click.
  *
  * Plain JavaScript, no build step, no network. Paper text is only ever put into the page with
  * textContent, or escaped where plotly draws it as SVG text.
@@ -16,8 +16,11 @@
   const el = TopicMap.el;
   const fmt = TopicMap.fmt;
 
+  const year = TopicMap.typedColumn(DATA.papers.year); // 0: no year
   const state = {
-    view: "venues", // or "combined"
+    view: DATA.venue_layout === "single" ? "combined" : "venues", // or "combined"
+    highlight: null, // the venue coloured over the others in grey (combined view), or null
+    years: null, // {from, to}: the year range kept (papers without a year kept too); null: all
     colour: "topic", // or "venue"
     labels: "auto", // "auto" | "themes" | "topics" | "off"
     query: "",
@@ -42,16 +45,21 @@
     return !!topic && topic.theme === f.id;
   }
 
+  function inYears(i) {
+    const y = state.years;
+    return y === null || year[i] === 0 || (year[i] >= y.from && year[i] <= y.to);
+  }
+
   /** The kept papers (state.active) and their count, the list of them, the map. */
   function update() {
-    const filtered = state.query !== "" || state.filter !== null;
+    const filtered = state.query !== "" || state.filter !== null || state.years !== null;
     let n = D.N;
     state.active = null;
     if (filtered) {
       state.active = new Uint8Array(D.N);
       n = 0;
       for (let i = 0; i < D.N; i++) {
-        if ((state.hits === null || state.hits[i]) && matchesFilter(i)) {
+        if ((state.hits === null || state.hits[i]) && matchesFilter(i) && inYears(i)) {
           state.active[i] = 1;
           n++;
         }
@@ -115,6 +123,11 @@
       button.setAttribute("aria-pressed", on ? "true" : "false");
     }
     document.getElementById("show-all").hidden = state.filter === null;
+    for (const button of document.querySelectorAll('#topic-list button[data-kind="topic"]')) {
+      const topic = D.topics.get(Number(button.dataset.id));
+      const swatch = button.querySelector(".swatch");
+      if (topic && topic.id >= 0 && swatch) swatch.style.background = TopicMap.topicColourOf(state, topic);
+    }
     return update();
   }
 
@@ -165,10 +178,43 @@
       button.setAttribute("aria-pressed", button.dataset.view === view ? "true" : "false");
     }
     state.zoomedIn = false;
+    if (view !== "combined") setHighlight(null, false);
     return draw();
   }
 
+  /** Colour one venue (an index, or null: none) over the others in grey, in the combined view. */
+  function setHighlight(venue, redraw = true) {
+    state.highlight = venue;
+    const select = document.getElementById("highlight-venue");
+    if (select) select.value = venue === null ? "" : String(venue);
+    if (!redraw) return Promise.resolve();
+    return venue !== null && state.view !== "combined" ? setView("combined") : draw();
+  }
+
+  /** Keep the papers of the years from..to (and those without a year); the full span: all. */
+  function setYears(from, to) {
+    const all = DATA.years.years;
+    const low = Math.min(from, to);
+    const high = Math.max(from, to);
+    state.years = low <= all[0] && high >= all[all.length - 1] ? null : { from: low, to: high };
+    return update();
+  }
+
+  function buildYearFilter() {
+    const from = document.getElementById("year-from");
+    const to = document.getElementById("year-to");
+    if (!from || !to) return;
+    const change = () => setYears(Number(from.value), Number(to.value));
+    from.addEventListener("change", change);
+    to.addEventListener("change", change);
+  }
+
   function buildToolbar() {
+    buildYearFilter();
+    const highlight = document.getElementById("highlight-venue");
+    if (highlight) {
+      highlight.addEventListener("change", () => setHighlight(highlight.value === "" ? null : Number(highlight.value)));
+    }
     for (const button of document.querySelectorAll("#view-switch button")) {
       button.addEventListener("click", () => setView(button.dataset.view));
     }
@@ -251,5 +297,6 @@
     gd.dataset.ready = "true";
   });
   // for the tests and the curious: the data, the state, what each trace draws
-  window.topicMap = { data: D, indexById: D.indexById, state, select, search, setView, setFilter, figure };
+  window.topicMap = { data: D, indexById: D.indexById, state, select, search, setView, setFilter,
+    setHighlight, setYears, figure };
 })();
