@@ -33,17 +33,20 @@ def comparison_order(rows: pd.DataFrame) -> list[int]:
     return [int(i) for i in sorted(key.index, key=lambda i: (-key[i], i))]
 
 
-def _hover(row: dict) -> str:
+def share_hover(row: dict, when: str = "", papers: str = "venue_papers") -> str:
+    """A topic's or theme's share of a venue's papers (`when`: e.g. the year, appended to the
+    venue; `papers`: the column holding the venue's total) with its z and mark."""
     # plotly's hover labels are its own small subset of HTML: <b> and <br> lay out the text,
     # which is escaped by plotly_text
+    where = plotly_text(row["venue"]) + (f" {when}" if when else "")
     text = (
-        f"<b>{plotly_text(row['label'])}</b><br>{plotly_text(row['venue'])}: {row['count']:,} of "
-        f"{row['venue_papers']:,} papers ({100 * row['share']:.1f}%)"
+        f"<b>{plotly_text(row['label'])}</b><br>{where}: {row['count']:,} of "
+        f"{row[papers]:,} papers ({100 * row['share']:.1f}%)"
     )
     if pd.notna(row["z"]):
         text += f"<br>z = {row['z']:+.1f}"
     if row["flag"] != "none":
-        text += f", {row['flag']}-represented"
+        text += f", {row['flag']}-represented" + (" that year" if when else "")
     return text
 
 
@@ -86,7 +89,7 @@ def _venue_dots(rows: pd.DataFrame, position: dict, venues: list[str]) -> list:
                     "size": [13 if f else 10 for f in flagged],
                     "line": {"color": "#111", "width": [2 if f else 0 for f in flagged]},
                 },
-                text=[_hover(r) for r in cells],
+                text=[share_hover(r) for r in cells],
                 hovertemplate="%{text}<extra></extra>",
             )
         )
@@ -181,7 +184,7 @@ def venue_heatmap(rows: pd.DataFrame, what: str = "topic") -> go.Figure:
         text.append(
             ["" if c is None else f"{100 * c['share']:.1f}{MARKS[c['flag']]}" for c in line]
         )
-        hover.append(["" if c is None else _hover(c) for c in line])
+        hover.append(["" if c is None else share_hover(c) for c in line])
     fig = go.Figure(
         go.Heatmap(
             z=z,

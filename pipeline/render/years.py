@@ -8,22 +8,14 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from pipeline.render.charts import comparison_figure, figure_data, plotly_text
+from pipeline.render.charts import comparison_figure, figure_data, plotly_text, share_hover
 from pipeline.render.colours import venue_colour
 
 MARKS = {"over": "▲", "under": "▼", "none": ""}
 
 
 def _hover(row: dict) -> str:
-    text = (
-        f"<b>{plotly_text(row['label'])}</b><br>{plotly_text(row['venue'])} {row['year']}: "
-        f"{row['count']:,} of {row['venue_year_papers']:,} papers ({100 * row['share']:.1f}%)"
-    )
-    if pd.notna(row["z"]):
-        text += f"<br>z = {row['z']:+.1f}"
-    if row["flag"] != "none":
-        text += f", {row['flag']}-represented that year"
-    return text
+    return share_hover(row, when=str(row["year"]), papers="venue_year_papers")
 
 
 def trend_chart(rows: pd.DataFrame, venues: list[str], years: list[int]) -> go.Figure:
