@@ -65,6 +65,19 @@ def pytest_runtest_protocol(item, nextitem):
 FIT_NOTE = re.compile(r'<p class="note" id="fit-note">.*?</p>', flags=re.S)
 
 
+def load_tool(name: str):
+    """A module of tools/ (developer code, not the package), imported from its file; tools/ goes
+    on sys.path first so that it imports its sibling sections as bench.py does."""
+    import importlib.util
+
+    if str(ROOT / "tools") not in sys.path:
+        sys.path.insert(0, str(ROOT / "tools"))
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def page_text(path: Path) -> str:
     """A page's text without the line saying when the topics were fitted (the one thing two
     builds of the same inputs do not share)."""

@@ -3,7 +3,6 @@ CLI logs, writes configs that load, prints its figures, and measures the embedde
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import logging
 import re
@@ -14,17 +13,14 @@ import types
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import ROOT, bundled_config
+from conftest import ROOT, bundled_config, load_tool
 
 from pipeline import cli
 from pipeline.config import load_config
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("bench", ROOT / "tools" / "bench.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("bench")
 
 
 bench = _bench()

@@ -3,17 +3,12 @@ its table prints every figure it measured."""
 
 from __future__ import annotations
 
-import importlib.util
-
 import pytest
-from conftest import ROOT
+from conftest import load_tool
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("bench_limit", ROOT / "tools" / "bench_limit.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("bench_limit")
 
 
 limit = _module()

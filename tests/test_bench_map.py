@@ -3,23 +3,16 @@ the real corpora and the folder it renders (the browser timing itself is `make b
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-
 import numpy as np
 import pytest
-from conftest import CORPORA, ROOT
+from conftest import CORPORA, load_tool
 from map_files import map_papers
 
 from pipeline.render.mapfiles import SHARD_DIR
 
 
 def _bench_map():
-    sys.path.insert(0, str(ROOT / "tools"))
-    spec = importlib.util.spec_from_file_location("bench_map", ROOT / "tools" / "bench_map.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("bench_map")
 
 
 pytestmark = pytest.mark.skipif(not CORPORA.exists(), reason="needs ../shared/corpora")
