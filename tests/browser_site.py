@@ -254,3 +254,25 @@ def axe_violations(page) -> list[dict]:
 
 def serious(violations: list[dict]) -> list[dict]:
     return [v for v in violations if v["impact"] in ("serious", "critical")]
+
+
+REAL_BUILD = Path(__file__).resolve().parents[1] / "outputs" / "icml-iclr-2020-2025"
+HAS_REAL_BUILD = (REAL_BUILD / "clusters.parquet").is_file()
+
+
+def write_real_build_site(folder: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The 9,749-paper build's tables (`make all CONFIG=configs/icml-iclr-2020-2025.yaml`)
+    rendered into `folder` by this code, venue_topics and venue_years from compare's core (the
+    build's own may predate it); returns (documents, clusters, themes)."""
+    from pipeline import tables
+    from pipeline.api import open_build
+
+    build = open_build(REAL_BUILD)
+    d, c, t, h = build.documents, build.clusters, build.topics, build.themes
+    embeddings = tables.read_embeddings(build.path("embeddings"), documents=d)
+    pages = render.render_pages(
+        d, embeddings, c, t, h, compare.venue_table(d, c, t, h, CompareConfig()), build.metrics,
+        RenderConfig(), venue_years=compare.year_table(d, c, t, h, CompareConfig()),
+    )  # fmt: skip
+    write_site(folder, pages)
+    return d, c, h

@@ -4,24 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import render_frames
 
 
 def documents_of(abstracts, venues, titles=None) -> pd.DataFrame:
-    n = len(abstracts)
-    return pd.DataFrame(
-        {
-            "doc_id": [f"p{i}" for i in range(n)],
-            "venue": venues,
-            "conference": venues,
-            "track": [""] * n,
-            "year": [2025] * n,
-            "title": pd.Series(titles or [None] * n, dtype=object),
-            "abstract": abstracts,
-            "source": ["a.txt"] * n,
-            "source_id": pd.Series([None] * n, dtype=object),
-            "url": pd.Series([None] * n, dtype=object),
-        }
-    )
+    """render_frames' documents table, abstracts first (titles None unless given)."""
+    return render_frames.documents_of(venues, titles or [None] * len(abstracts), abstracts)
 
 
 def clusters_of(doc_ids, topics) -> pd.DataFrame:

@@ -10,12 +10,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from browser_site import PAPERS_IN_DATA, axe_violations, screenshot, serious, write_site
+from browser_site import (
+    HAS_REAL_BUILD,
+    PAPERS_IN_DATA,
+    axe_violations,
+    screenshot,
+    serious,
+    write_real_build_site,
+    write_site,
+)
 from many_venues import EIGHT, eight_venues, years_corpus
 from synthetic_corpus import corpus
 
-from pipeline import compare, schemas, tables
-from pipeline.config import CompareConfig, RenderConfig
+from pipeline.config import RenderConfig
 from pipeline.render import render_pages
 from pipeline.render.colours import PALETTE
 
@@ -210,24 +217,12 @@ def test_a_theme_shown_alone_has_distinct_topic_colours_at_many_topics(tmp_path,
     assert state.errors == []
 
 
-REAL_BUILD = Path(__file__).resolve().parents[1] / "outputs" / "icml-iclr-2020-2025"
-
-
 @pytest.mark.slow  # renders the 9,749 papers (their similar papers too)
 @pytest.mark.skipif(
-    not (REAL_BUILD / "clusters.parquet").is_file(),
-    reason="needs `make all CONFIG=configs/icml-iclr-2020-2025.yaml` built",
+    not HAS_REAL_BUILD, reason="needs `make all CONFIG=configs/icml-iclr-2020-2025.yaml` built"
 )
 def test_the_real_2020_2025_map_filters_by_year(tmp_path, open_offline):
-    def read(name):
-        return tables.read_table(REAL_BUILD / f"{name}.parquet", getattr(schemas, name.upper()))
-
-    d, c, t, h = (read(n) for n in ("documents", "clusters", "topics", "themes"))
-    embeddings = tables.read_embeddings(REAL_BUILD / "embeddings.parquet", documents=d)
-    figures = tables.read_json(REAL_BUILD / "metrics.json", "metrics")
-    venue_topics = compare.venue_table(d, c, t, h, CompareConfig())
-    pages = render_pages(d, embeddings, c, t, h, venue_topics, figures, RenderConfig())
-    write_site(tmp_path, pages)
+    d, c, _ = write_real_build_site(tmp_path)
     state = open_offline(tmp_path / "map.html", timeout=60_000)
     page = state.page
     shown = d[d["doc_id"].isin(c["doc_id"])]

@@ -8,11 +8,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser_site import axe_violations, screenshot, serious, write_site
+from browser_site import (
+    HAS_REAL_BUILD,
+    axe_violations,
+    screenshot,
+    serious,
+    write_real_build_site,
+    write_site,
+)
 from many_venues import EIGHT, eight_venues, years_corpus
 
-from pipeline import compare, schemas, tables
-from pipeline.config import CompareConfig, RenderConfig
+from pipeline.config import RenderConfig
 from pipeline.render import render_pages
 from pipeline.render.shaping import theme_level
 
@@ -120,29 +126,13 @@ def test_the_year_charts_and_the_year_selector(years, open_offline):
     screenshot(page, index.parent, "years_report", full_page=True)
 
 
-REAL_BUILD = Path(__file__).resolve().parents[1] / "outputs" / "icml-iclr-2020-2025"
-
-
 @pytest.mark.slow  # renders the 9,749 papers (their similar papers too)
 @pytest.mark.skipif(
-    not (REAL_BUILD / "clusters.parquet").is_file(),
-    reason="needs `make all CONFIG=configs/icml-iclr-2020-2025.yaml` built",
+    not HAS_REAL_BUILD, reason="needs `make all CONFIG=configs/icml-iclr-2020-2025.yaml` built"
 )
 def test_the_real_2020_2025_report_per_year(tmp_path, open_offline):
     """The tables of the 9,749-paper build, venue_years from compare's core, rendered here."""
-
-    def read(name):
-        return tables.read_table(REAL_BUILD / f"{name}.parquet", getattr(schemas, name.upper()))
-
-    d, c, t, h = (read(n) for n in ("documents", "clusters", "topics", "themes"))
-    venue_years = compare.year_table(d, c, t, h, CompareConfig())
-    embeddings = tables.read_embeddings(REAL_BUILD / "embeddings.parquet", documents=d)
-    figures = tables.read_json(REAL_BUILD / "metrics.json", "metrics")
-    pages = render_pages(
-        d, embeddings, c, t, h, read("venue_topics"), figures, RenderConfig(),
-        venue_years=venue_years,
-    )  # fmt: skip
-    write_site(tmp_path, pages)
+    _, _, h = write_real_build_site(tmp_path)
     state = open_offline(tmp_path / "index.html", timeout=60_000)
     page = state.page
     assert page.inner_text("h1") == "ICLR & ICML 2020–2025 topic map"
