@@ -1,5 +1,5 @@
-"""A group's terms (a topic's, a theme's): BERTopic's class-based TF-IDF over the group's papers
-with the terms of `pipeline.text`, kept where enough of the group's papers use them
+"""A topic's terms: BERTopic's class-based TF-IDF over the topic's papers
+with the terms of `pipeline.text`, kept where enough of its papers use them
 (CommonTerms), then reranked by KeyBERTInspired and picked for variety by
 MaximalMarginalRelevance when the embedding model is given."""
 
@@ -55,22 +55,21 @@ class CommonTerms:
     the topic's papers use, so its terms describe the topic rather than a few of its papers
     (and co-occur in its papers: NPMI coherence)."""
 
-    def __init__(self, min_share: float, name: str = "topics"):
+    def __init__(self, min_share: float):
         self.min_share = min_share
-        self.name = name  # what the groups are, for the progress bar
 
     def extract_topics(self, topic_model, documents, c_tf_idf, topics):
         analyzer = topic_model.vectorizer_model.build_analyzer()
         texts = documents.groupby("Topic")["Document"].agg(list)
         result = {}
-        for topic, pairs in progress.bar(topics.items(), desc=f"{self.name}: common terms"):
+        for topic, pairs in progress.bar(topics.items(), desc="topics: common terms"):
             score = {w: s for w, s in pairs if w}
             kept = distinct_terms(common_terms(list(score), texts[topic], analyzer, self.min_share))
             result[topic] = [(w, score[w]) for w in kept]
         return result
 
 
-def _refiners(config: LabelConfig, wanted: int, vectors: np.ndarray, name: str) -> list:
+def _refiners(config: LabelConfig, wanted: int, vectors: np.ndarray) -> list:
     """KeyBERTInspired, then MaximalMarginalRelevance, adapted to follow CommonTerms."""
     from bertopic.representation import KeyBERTInspired, MaximalMarginalRelevance
 
@@ -95,7 +94,7 @@ def _refiners(config: LabelConfig, wanted: int, vectors: np.ndarray, name: str) 
 
         def extract_topics(self, topic_model, documents, c_tf_idf, topics):
             result = {}
-            for topic, pairs in progress.bar(topics.items(), desc=f"{name}: MMR"):
+            for topic, pairs in progress.bar(topics.items(), desc="topics: MMR"):
                 self.top_n_words = min(wanted, len(pairs))
                 single = {topic: pairs}
                 result.update(
@@ -117,23 +116,22 @@ def group_terms(
     vectors: np.ndarray | None,
     config: LabelConfig,
     encoder=None,
-    name: str = "topics",
 ) -> dict[int, list[tuple[str, float]]]:
-    """Best terms per group (a topic or theme id in `groups`), best first, each with its
+    """Best terms per group (a topic id in `groups`), best first, each with its
     c-TF-IDF weight in the group: the c-TF-IDF candidates that `min_term_share` of the group's
     papers use, then, given the embedding model (`encoder`), reranked by KeyBERTInspired and
     picked for variety by MaximalMarginalRelevance (the order is theirs, the weight
-    c-TF-IDF's). `vectors` are the texts' embeddings; `name` says what the groups are."""
+    c-TF-IDF's). `vectors` are the texts' embeddings."""
     from bertopic import BERTopic
     from bertopic.cluster import BaseCluster
     from bertopic.dimensionality import BaseDimensionalityReduction
     from bertopic.vectorizers import ClassTfidfTransformer
     from sklearn.feature_extraction.text import CountVectorizer
 
-    steps = [CommonTerms(config.min_term_share, name)]
+    steps = [CommonTerms(config.min_term_share)]
     wanted = config.n_terms
     if encoder is not None and config.representation == "keybert_mmr":
-        steps += _refiners(config, wanted, vectors, name)
+        steps += _refiners(config, wanted, vectors)
     else:
         encoder = None
     model = BERTopic(
