@@ -39,7 +39,7 @@ GL_PIXELS = """(() => {
     return n;
 })()"""
 REPORT_FILES = {"index.html", "plotly.min.js", "style.css", "report.js"}
-MAP_FILES = {"map.html", "plotly.min.js", "style.css", *render.MAP_SCRIPTS}
+MAP_FILES = {"map.html", "plotly-gl2d.min.js", "style.css", *render.MAP_SCRIPTS}
 
 HOSTILE_TITLE = '<img src=x onerror="window.__pwned=1">'
 HOSTILE_ABSTRACT = (

@@ -264,13 +264,13 @@ def test_hostile_text_never_runs_on_the_map(tmp_path: Path, open_offline):
     assert page.evaluate("document.querySelectorAll('img, i').length") == 0
     assert "<i onmouseover" in page.text_content("#topic-list")  # the label, as characters
     assert HOSTILE_VENUE in page.text_content("#venue-key")
-    # what plotly draws as SVG text shows the characters: the panel titles (venues) and,
-    # zoomed out, the theme's label; then the topics' labels
-    drawn = page.evaluate(PLOTLY_TEXT, "topic-map")
-    assert f"{HOSTILE_VENUE}  2 papers" in drawn and HOSTILE_THEME in drawn, drawn
+    # what plotly draws as SVG text shows the characters: the panel titles (venues); and so do
+    # the labels over the plot: zoomed out, the theme's label; then the topics' labels
+    assert f"{HOSTILE_VENUE}  2 papers" in page.evaluate(PLOTLY_TEXT, "topic-map")
+    assert set(_drawn_labels(page)) == {HOSTILE_THEME}  # in each venue's panel
     page.select_option("#label-mode", "topics")
     page.wait_for_timeout(300)
-    assert HOSTILE_LABEL in page.evaluate(PLOTLY_TEXT, "topic-map")
+    assert HOSTILE_LABEL in _drawn_labels(page)
     assert page.title() == f"{HOSTILE_PAGE_TITLE} · map"  # render.title
     assert page.text_content("header h1") == HOSTILE_PAGE_TITLE
     assert not pwned(page) and page.evaluate("document.querySelectorAll('img, i, b').length") == 0
@@ -304,11 +304,10 @@ def test_3401_papers_draw_search_and_click_in_time(tmp_path: Path, open_offline)
 
 
 def _drawn_labels(page) -> list[str]:
-    """The topic or theme labels on the map now (the panels' own titles left out)."""
-    texts = page.evaluate(
-        "[...document.querySelectorAll('#topic-map .annotation-text')].map(a => a.textContent)"
+    """The topic or theme labels on the map now (the layer over the plot, not plotly's)."""
+    return page.evaluate(
+        "[...document.querySelectorAll('#map-labels .map-label')].map(a => a.textContent)"
     )
-    return [t for t in texts if not t.endswith(" papers")]
 
 
 # (venue colour, topic colour, drawn colour) of every coloured paper; a point's drawn colour is

@@ -232,3 +232,59 @@ def test_the_real_2020_2025_map_filters_by_year(tmp_path, open_offline):
     assert page.evaluate(PAPERS_IN_DATA) == int(_kept(shown, 2025, 2025).sum()) > 0
     assert state.errors == [] and state.blocked == []
     screenshot(page, tmp_path, "real_2020_2025_map_2025")
+
+
+# each label's anchor on the page and its topic's or theme's centre there (first panel)
+LABEL_SPOTS = """() => {
+    const gd = document.getElementById('topic-map'), D = window.topicMap.data.DATA;
+    const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis, box = gd.getBoundingClientRect();
+    const items = [...D.topics, ...D.themes];
+    return [...document.querySelectorAll('#map-labels .map-label')].map(node => {
+        const r = node.getBoundingClientRect();
+        const x = {center: (r.left + r.right) / 2, left: r.left, right: r.right}[
+            node.dataset.anchor];
+        const item = items.find(t => t.label === node.textContent);
+        return {text: node.textContent, x, y: (r.top + r.bottom) / 2,
+            cx: box.left + xa._offset + xa.l2p(item.x), cy: box.top + ya._offset + ya.l2p(item.y)};
+    });
+}"""
+
+
+def test_labels_sit_on_their_topics_follow_a_drag_and_zoom_without_redrawing(
+    tmp_path, open_offline
+):
+    """The labels are a layer over the plot: placed at their topics' centres, moved with every
+    frame of a drag, and moving them costs plotly no new computation of the traces."""
+    synthetic = corpus(400)
+    state = open_offline(_site(tmp_path, synthetic))
+    page = state.page
+    page.evaluate("window.topicMap.setView('combined')")
+    page.select_option("#label-mode", "topics")
+    page.wait_for_timeout(300)
+    spots = page.evaluate(LABEL_SPOTS)
+    assert len(spots) >= 3
+    for s in spots:  # on its centre, or beside or above or below it where that was taken
+        assert abs(s["x"] - s["cx"]) <= 1.5 and abs(s["y"] - s["cy"]) <= 20, s
+    page.evaluate("document.getElementById('topic-map').calcdata.tagged = true")
+    zoomed = page.evaluate(
+        """async () => { const gd = document.getElementById('topic-map');
+            const [a, b] = gd._fullLayout.xaxis.range, [c, d] = gd._fullLayout.yaxis.range;
+            await Plotly.relayout(gd,
+                {'xaxis.range': [a, (a + b) / 2], 'yaxis.range': [c, (c + d) / 2]});
+            return gd.calcdata.tagged === true; }"""
+    )
+    assert zoomed  # the traces were not computed again
+    before = {s["text"]: s["x"] for s in page.evaluate(LABEL_SPOTS)}
+    box = page.locator("#topic-map .nsewdrag").first.bounding_box()
+    start = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.move(*start)
+    page.mouse.down()
+    page.mouse.move(start[0] + 60, start[1], steps=6)
+    during = {s["text"]: s["x"] for s in page.evaluate(LABEL_SPOTS)}  # the button still down
+    page.mouse.up()
+    moved = [during[t] - x for t, x in before.items() if t in during]
+    assert moved and all(abs(m - 60) <= 2 for m in moved), moved
+    page.wait_for_timeout(300)
+    for s in page.evaluate(LABEL_SPOTS):
+        assert abs(s["x"] - s["cx"]) <= 1.5 and abs(s["y"] - s["cy"]) <= 20, s
+    assert state.errors == []

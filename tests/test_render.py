@@ -26,7 +26,8 @@ HOSTILE_TITLE = "<script>alert(1)</script>"
 HOSTILE_ABSTRACT = "An abstract that ends early </script><img src=x onerror=alert(1)> and goes on"
 HOSTILE_VENUE = "<b onclick=alert(1)>ICLR</b>"
 HOSTILE_PAGE_TITLE = "<i>maps</i> & <script>alert(1)</script>"
-LOCAL_FILES = {"plotly.min.js", *render.MAP_SCRIPTS, "report.js", "style.css"} | {
+LOCAL_FILES = {render.PLOTLY_JS, render.MAP_PLOTLY_JS, *render.MAP_SCRIPTS, "report.js"} | {
+    "style.css",
     "index.html",
     "map.html",
 }
@@ -53,8 +54,10 @@ def test_pages_load_only_files_from_their_folder():
     ]
     for name, page in _pages(found).items():
         scripts = re.findall(r"<script\b[^>]*\bsrc\s*=\s*\"([^\"]+)\"", page, flags=re.I)
-        expected = ["plotly.min.js"] + (
-            ["report.js"] if name == "index.html" else list(render.MAP_SCRIPTS)
+        expected = (
+            ["plotly.min.js", "report.js"]
+            if name == "index.html"
+            else ["plotly-gl2d.min.js", *render.MAP_SCRIPTS]  # the map: plotly's gl2d bundle
         )
         assert scripts == expected, name
         # no inline code: every other script element is a JSON data island
@@ -379,3 +382,16 @@ def test_a_rerun_removes_the_shards_an_earlier_bigger_build_left(tmp_path: Path)
     assert len(shard_names(bigger)) > len(written) and written == shard_names(smaller)
     for name in written:
         assert (tmp_path / name).read_text(encoding="utf-8") == smaller[name]
+
+
+def test_the_maps_plotly_bundle_is_the_release_plotly_py_bundles():
+    """The map's gl2d bundle (vendored from the npm package plotly.js) and the report's full
+    bundle (plotly.py's) are one plotly.js release: upgrading plotly.py means vendoring again."""
+    from plotly.offline import get_plotlyjs
+
+    def release(text: str) -> str:
+        return re.search(r"plotly\.js (?:\([^)]*\) )?v(\d+\.\d+\.\d+)", text[:400]).group(1)
+
+    gl2d = (render.VENDOR_DIR / render.MAP_PLOTLY_JS).read_text(encoding="utf-8")
+    assert "(gl2d - minified)" in gl2d[:200]
+    assert release(gl2d) == release(get_plotlyjs())

@@ -1,4 +1,4 @@
-/* The map's figure (map.html, second of its scripts): plotly traces, labels and layout.
+/* The map's figure (map.html, third of its scripts): plotly traces, panel headers and layout.
  *
  * Papers are drawn with WebGL (plotly's scattergl; plain SVG scatter where the browser has no
  * WebGL) from typed arrays, coloured through a stepped colour scale rather than a colour
@@ -7,8 +7,9 @@
  * ceil(sqrt(n)) columns, each panel's header in the gap above it), or all papers combined, where
  * one venue may be highlighted over the others in grey. Papers the search, the topic list or
  * the year filter leave out stay on the map as faint dots. With one theme shown alone its
- * topics take distinct colours (theme_colour) instead of their theme's shades. Labels are
- * escaped for plotly's pseudo-HTML.
+ * topics take distinct colours (theme_colour) instead of their theme's shades. The panels'
+ * headers are plotly annotations, escaped for plotly's pseudo-HTML; the topic and theme labels
+ * are map-labels.js's layer over the plot.
  */
 (function () {
   "use strict";
@@ -164,13 +165,6 @@
       return traces;
     }
 
-    function labelLevel() {
-      if (state.labels === "off") return null;
-      if (state.labels === "topics" || D.themes.size === 0) return "topics";
-      if (state.labels === "themes") return "themes";
-      return state.zoomedIn ? "topics" : "themes";
-    }
-
     const plotWidth = () => Math.max(200, gd.clientWidth - MARGIN.l - MARGIN.r);
     const plotHeight = () => Math.max(200, gd.clientHeight - MARGIN.t - MARGIN.b);
     const same = (a, b) => Math.abs(a[0] - b[0]) < 1e-6 && Math.abs(a[1] - b[1]) < 1e-6;
@@ -196,64 +190,26 @@
       });
     }
 
-    /** Panel k's visible ranges and size in pixels (before its first draw: full ranges, estimated size). */
+    /**
+     * Panel k's visible ranges, size and offset in gd, in pixels (before its first draw: the full
+     * ranges and the size its domain will have).
+     */
     function panelBox(k, domain) {
       const full = gd._fullLayout;
       const xa = full && full["xaxis" + suffix(k)];
       const ya = full && full["yaxis" + suffix(k)];
       const shown = xa && ya && xa._length && same(xa.domain, domain.x) && same(ya.domain, domain.y);
-      if (shown) return { xr: xa.range, yr: ya.range, w: xa._length, h: ya._length };
+      if (shown) {
+        return { xr: xa.range, yr: ya.range, w: xa._length, h: ya._length, left: xa._offset, top: ya._offset };
+      }
       return {
         xr: DATA.x_range, yr: DATA.y_range,
         w: plotWidth() * (domain.x[1] - domain.x[0]), h: plotHeight() * (domain.y[1] - domain.y[0]),
+        left: MARGIN.l + plotWidth() * domain.x[0], top: MARGIN.t + plotHeight() * (1 - domain.y[1]),
       };
     }
 
-    /** Where a label fits at pixel (px, py) in the box without covering one placed: or null. */
-    function spotFor(px, py, width, height, box, placed) {
-      for (const yshift of [0, height, -height]) {
-        for (const [xanchor, left] of [["center", px - width / 2], ["left", px], ["right", px - width]]) {
-          const rect = { l: left, r: left + width, t: py - yshift - height / 2 };
-          rect.b = rect.t + height;
-          const inside = rect.l >= 0 && rect.r <= box.w && rect.t >= 0 && rect.b <= box.h;
-          const free = !placed.some((p) => rect.l < p.r && p.l < rect.r && rect.t < p.b && p.t < rect.b);
-          if (inside && free) return { rect, xanchor, yshift };
-        }
-      }
-      return null;
-    }
-
-    /**
-     * Labels at theme or topic centres in panel k. Larger topics are placed first and a label that
-     * would overlap one already placed is left out, so zooming in reveals the smaller topics' labels.
-     */
-    function labelAnnotations(k, domain) {
-      const level = labelLevel();
-      if (level === null) return [];
-      const items = (level === "themes" ? DATA.themes : assigned)
-        .slice().sort((a, b) => b.size - a.size || a.id - b.id);
-      const box = panelBox(k, domain);
-      const fontSize = level === "themes" ? 13 : 11;
-      const charWidth = fontSize * (level === "themes" ? 0.62 : 0.56); // system-ui, roughly
-      const placed = [];
-      const annotations = [];
-      for (const item of items) {
-        const px = ((item.x - box.xr[0]) / (box.xr[1] - box.xr[0])) * box.w;
-        const py = ((box.yr[1] - item.y) / (box.yr[1] - box.yr[0])) * box.h;
-        if (px < 0 || px > box.w || py < 0 || py > box.h) continue;
-        const spot = spotFor(px, py, item.label.length * charWidth + 8, fontSize + 6, box, placed);
-        if (spot === null) continue;
-        placed.push(spot.rect);
-        annotations.push({
-          x: item.x, y: item.y, xref: "x" + suffix(k), yref: "y" + suffix(k),
-          xanchor: spot.xanchor, yshift: spot.yshift,
-          text: level === "themes" ? "<b>" + esc(item.label) + "</b>" : esc(item.label),
-          showarrow: false, borderpad: 2, bgcolor: "rgba(255,255,255,0.78)",
-          font: { size: fontSize, color: "#1f2328" },
-        });
-      }
-      return annotations;
-    }
+    const labels = TopicMap.labels(D, state, gd, () => panelDomains().map((d, k) => panelBox(k, d)));
 
     const venueCounts = DATA.venues.map((_, v) => D.venue.reduce((n, w) => n + (w === v), 0));
     let keptFor = null; // the state.active the counts below are of
@@ -277,8 +233,8 @@
     }
 
     /**
-     * Each panel's title (venue and its number of papers, the count left out where a grid's
-     * panel is too narrow for both) and its topic or theme labels.
+     * Each panel's title: its venue and number of papers, the count left out where a grid's
+     * panel is too narrow for both.
      */
     function buildAnnotations() {
       const annotations = [];
@@ -294,7 +250,6 @@
           x: 0, xanchor: "left", y: 1, yanchor: "bottom", showarrow: false,
           font: { size: fontSize, color: "#1f2328" }, name: "panel-header",
         });
-        annotations.push(...labelAnnotations(k, domains[k]));
       });
       return annotations;
     }
@@ -322,11 +277,10 @@
     const PLOT_CONFIG = { displaylogo: false, responsive: true, scrollZoom: true,
       modeBarButtonsToRemove: ["select2d", "lasso2d", "toImage"] };
 
-    /** Place the labels again for the panels as drawn now (after a zoom, a pan or a new view). */
-    function relabel() {
-      const annotations = buildAnnotations();
-      if (JSON.stringify(annotations) === JSON.stringify(gd.layout.annotations)) return Promise.resolve();
-      return Plotly.relayout(gd, { annotations });
+    /** Place the labels again for the panels as drawn now, or over the ranges a drag shows. */
+    function relabel(ranges) {
+      labels.place(ranges);
+      return Promise.resolve();
     }
 
     // The rings around the paper shown and its similar papers: an SVG laid over the plot, so
@@ -336,26 +290,26 @@
     rings.setAttribute("aria-hidden", "true");
     gd.parentElement.append(rings);
 
-    function placeRings() {
+    /** Ring the paper shown and its neighbours where they are now, or over a drag's ranges. */
+    function placeRings(ranges) {
       const full = gd._fullLayout;
       rings.replaceChildren();
       if (!full || state.selected === null) return;
       Object.assign(rings.style, { left: gd.offsetLeft + "px", top: gd.offsetTop + "px",
         width: gd.clientWidth + "px", height: gd.clientHeight + "px" });
       const size = DATA.point_size + (state.active !== null ? 2 : 0);
+      const domains = panelDomains();
       panels().forEach((panel, k) => {
-        const xa = full["xaxis" + suffix(k)];
-        const ya = full["yaxis" + suffix(k)];
-        if (!xa || !ya) return;
+        const box = { ...panelBox(k, domains[k]), ...(ranges || {}) };
         for (const i of [state.selected, ...state.neighbours]) {
           if (panel.venue !== null && D.venue[i] !== panel.venue) continue;
-          const px = xa.l2p(D.x[i]);
-          const py = ya.l2p(D.y[i]);
-          if (px < 0 || px > xa._length || py < 0 || py > ya._length) continue;
+          const px = ((D.x[i] - box.xr[0]) / (box.xr[1] - box.xr[0])) * box.w;
+          const py = ((box.yr[1] - D.y[i]) / (box.yr[1] - box.yr[0])) * box.h;
+          if (px < 0 || px > box.w || py < 0 || py > box.h) continue;
           const ring = document.createElementNS(SVG, "circle");
           const main = i === state.selected;
-          ring.setAttribute("cx", xa._offset + px);
-          ring.setAttribute("cy", ya._offset + py);
+          ring.setAttribute("cx", box.left + px);
+          ring.setAttribute("cy", box.top + py);
           ring.setAttribute("r", (main ? size + 11 : size + 6) / 2);
           ring.setAttribute("stroke-width", main ? 3 : 1.8);
           ring.dataset.index = String(i);

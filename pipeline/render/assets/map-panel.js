@@ -1,4 +1,4 @@
-/* The map's side panel and tooltip (map.html, third of its scripts): a paper's abstract, link
+/* The map's side panel and tooltip (map.html, fourth of its scripts): a paper's abstract, link
  * and five most similar papers; the list of the papers a search or a topic keeps, a page at a
  * time, as buttons (the keyboard's way to any paper); the message when a text shard cannot be
  * loaded. Paper text is put into the page only with textContent.

@@ -264,7 +264,11 @@
         select(i);
       }
     });
-    gd.on("plotly_relayouting", () => figure.placeRings());
+    gd.on("plotly_relayouting", (change) => {
+      const ranges = TopicMap.dragRanges(change);
+      figure.relabel(ranges);
+      figure.placeRings(ranges);
+    });
     gd.on("plotly_relayout", (change) => {
       figure.placeRings();
       const keys = Object.keys(change || {});
