@@ -178,7 +178,11 @@ class RenderConfig(_Section):
         description="Page title and heading; null: made from the venues and years present "
         "('ICLR & ICML 2020–2025 topic map').",
     )
-    point_size: int = Field(7, ge=1, le=30)
+    point_size: Annotated[int, Field(ge=1, le=30)] | Literal["auto"] = Field(
+        "auto",
+        description="Marker size on the map in pixels; auto: 7 up to 4,000 papers, smaller as "
+        "the map fills (3 at 100,000 papers, 2 above 250,000).",
+    )
     hover_words: int = Field(16, ge=3, le=100, description="Opening words shown when untitled.")
 
 

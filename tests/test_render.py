@@ -395,3 +395,13 @@ def test_the_maps_plotly_bundle_is_the_release_plotly_py_bundles():
     gl2d = (render.VENDOR_DIR / render.MAP_PLOTLY_JS).read_text(encoding="utf-8")
     assert "(gl2d - minified)" in gl2d[:200]
     assert release(gl2d) == release(get_plotlyjs())
+
+
+def test_auto_point_size_shrinks_as_the_map_fills():
+    from pipeline.render.shaping import point_size
+
+    sizes = [point_size("auto", n) for n in (76, 4000, 9749, 100_000, 250_000, 1_000_000)]
+    assert sizes == [7, 7, 6, 3, 2, 2]
+    assert point_size(9, 1_000_000) == 9  # a size set in the config is kept
+    page = rendered(tiny_tables())["map.html"]
+    assert island(page, "paper-data")["point_size"] == 7
