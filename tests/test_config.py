@@ -258,5 +258,6 @@ def test_unreadable_config_files_are_one_line(tmp_path):
 def test_stamp_text_is_sorted_indented_json():
     config = parse_config({**BASE, "render": {"title": "T"}})
     assert stamp_text(config, ("render",)) == (
-        '{\n  "render": {\n    "hover_words": 16,\n    "point_size": "auto",\n    "title": "T"\n  }\n}\n'
+        '{\n  "render": {\n    "hover_words": 16,\n    "point_size": "auto",\n'
+        '    "title": "T"\n  }\n}\n'
     )
