@@ -311,14 +311,12 @@ def _drawn_labels(page) -> list[str]:
 
 
 # (venue colour, topic colour, drawn colour) of every coloured paper; a point's drawn colour is
-# the step of its trace's colour scale that its value falls in
+# the RGBA array (0-1) its trace gives it, as #rrggbb
 DRAWN_COLOURS = """() => {
     const data = window.topicMap.data;
     const topic = new Map(data.DATA.topics.map((t) => [t.id, t.colour]));
-    // a point's colour: the step of the trace's colour scale its value falls in
-    const drawnColour = (marker, value) => marker.colorscale
-        .find(([at], k, scale) => k % 2 === 0 && value >= at * marker.cmax
-            && value < scale[k + 1][0] * marker.cmax)[1];
+    const drawnColour = (marker, value) => '#' + value.slice(0, 3)
+        .map((c) => Math.round(c * 255).toString(16).padStart(2, '0')).join('');
     return document.getElementById('topic-map').data
         .filter((t) => t.uid.startsWith('papers-'))
         .flatMap((t) => [...window.topicMap.figure.drawn.get(t.uid)].map((i, k) => [

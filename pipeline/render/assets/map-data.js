@@ -73,14 +73,20 @@
     const N = P.count;
     const D = {
       DATA, N,
-      ids: N ? P.ids.split("\n") : [],
       x: typedArray(P.x), y: typedArray(P.y),
       topic: typedArray(P.topic), venue: typedArray(P.venue),
       edition: typedArray(P.edition), shard: typedArray(P.shard),
       topics: new Map(DATA.topics.map((t) => [t.id, t])),
       themes: new Map(DATA.themes.map((t) => [t.id, t])),
     };
-    D.indexById = new Map(D.ids.map((id, i) => [id, i]));
+    // the doc_ids and their index, made when first asked for (a link to a paper, a panel):
+    // a million strings and a map of them cost a page that only draws half a second
+    let ids = null;
+    let indexById = null;
+    Object.defineProperty(D, "ids", { get: () => (ids = ids || (N ? P.ids.split("\n") : [])) });
+    Object.defineProperty(D, "indexById", {
+      get: () => (indexById = indexById || new Map(D.ids.map((id, i) => [id, i]))),
+    });
     // each shard's papers, in page order; a paper's place in its shard
     const K = DATA.shard_tokens.length;
     D.shardCount = K;

@@ -301,6 +301,6 @@
     gd.dataset.ready = "true";
   });
   // for the tests and the curious: the data, the state, what each trace draws
-  window.topicMap = { data: D, indexById: D.indexById, state, select, search, setView, setFilter,
-    setHighlight, setYears, figure };
+  window.topicMap = { data: D, state, select, search, setView, setFilter, setHighlight, setYears,
+    figure, get indexById() { return D.indexById; } };
 })();
