@@ -137,7 +137,7 @@ $(OUT)/bertopic/topics.json: $(OUT)/documents.parquet $(OUT)/embeddings.parquet 
 	$(RUN) export --config $(CONFIG) --documents $(OUT)/documents.parquet --embeddings $(OUT)/embeddings.parquet --clusters $(OUT)/clusters.parquet --topics $(OUT)/topics.parquet --model $(OUT)/model/papers.parquet --bertopic $@
 
 # The report and the map, with plotly.js and the static assets beside them.
-PAGES := index.html map.html plotly.min.js map.js report.js style.css
+PAGES := index.html map.html plotly.min.js plotly-gl2d.min.js map.js report.js style.css
 $(addprefix $(OUT)/,$(PAGES)) &: $(TOPIC_TABLES) $(OUT)/embeddings.parquet $(OUT)/venue_topics.parquet $(OUT)/venue_years.parquet $(OUT)/metrics.json $(REPORT_EXTRAS) $(CODE_render) $(call STAMP,render) | $(VENV_DONE)
 	$(RUN) render --config $(CONFIG) $(TOPIC_ARGS) --embeddings $(OUT)/embeddings.parquet --venue-topics $(OUT)/venue_topics.parquet --venue-years $(OUT)/venue_years.parquet --metrics $(OUT)/metrics.json $(foreach r,$(QUALITY_RUNS),--$(r) $(OUT)/$(r).json) --report $(OUT)/index.html
 
