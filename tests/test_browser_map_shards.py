@@ -112,6 +112,10 @@ def test_search_finds_papers_whose_text_was_not_loaded(site, synthetic, open_off
     assert index in listed and len(listed) == expected
     shard_count = page.evaluate("window.topicMap.data.shardCount")
     assert len(shards_loaded(state)) == shard_count  # a search reads every shard, once
+    # both ways the page searches: five bytes and more (Horspool's shifts) and fewer (the
+    # rarest byte's places), each against the text's own count
+    for part in (word[1:6], word[1:5], word[2:4], word[-3:]):
+        assert _search(page, part) == int(text.str.contains(part, regex=False).sum()), part
     assert _search(page, "") == N
     assert state.errors == [] and state.blocked == []
 

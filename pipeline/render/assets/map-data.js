@@ -197,31 +197,65 @@
     return byte === 32 ? -1 : 30; // the space; digits and punctuation
   }
 
-  /** Mark in hits the papers of one loaded shard whose title or abstract holds the needle. */
+  /** The index in members of the paper whose text holds byte `at` of the shard's body. */
+  function paperAt(starts, members, at) {
+    let low = 0;
+    let high = members.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if (starts[mid] <= at) low = mid;
+      else high = mid - 1;
+    }
+    return low;
+  }
+
+  /**
+   * Mark in hits the papers of one loaded shard whose title or abstract holds the needle. No
+   * separator is in the needle, so a match is one paper's, and the search goes on at the next
+   * paper. Needles of five bytes or more: Boyer-Moore-Horspool (shifts of about the needle's
+   * length; twice as fast there as below, measured at 300,000 papers); shorter ones: each place
+   * of their rarest byte, found by the native indexOf, compared in full.
+   */
   function searchShard(text, members, needle, hits) {
     const { lower, starts } = text;
+    const m = needle.length;
+    if (m >= 5) {
+      const shift = new Int32Array(256).fill(m);
+      for (let j = 0; j < m - 1; j++) shift[needle[j]] = m - 1 - j;
+      const last = needle[m - 1];
+      const end = lower.length - m;
+      let at = 0;
+      while (at <= end) {
+        const byte = lower[at + m - 1];
+        if (byte === last) {
+          let j = m - 2;
+          while (j >= 0 && lower[at + j] === needle[j]) j--;
+          if (j < 0) {
+            const k = paperAt(starts, members, at);
+            hits[members[k]] = 1;
+            at = starts[k + 1];
+            continue;
+          }
+        }
+        at += shift[byte];
+      }
+      return;
+    }
     let anchor = 0;
-    for (let j = 1; j < needle.length; j++) if (rarity(needle[j]) > rarity(needle[anchor])) anchor = j;
+    for (let j = 1; j < m; j++) if (rarity(needle[j]) > rarity(needle[anchor])) anchor = j;
     const first = needle[anchor];
     let at = lower.indexOf(first, anchor);
     while (at >= 0) {
       const start = at - anchor;
       let j = 0;
-      while (j < needle.length && lower[start + j] === needle[j]) j++;
-      if (j < needle.length) {
+      while (j < m && lower[start + j] === needle[j]) j++;
+      if (j < m) {
         at = lower.indexOf(first, at + 1);
         continue;
       }
-      // the paper holding the match (no separator is in the needle, so it is one paper's)
-      let low = 0;
-      let high = members.length - 1;
-      while (low < high) {
-        const mid = (low + high + 1) >> 1;
-        if (starts[mid] <= start) low = mid;
-        else high = mid - 1;
-      }
-      hits[members[low]] = 1;
-      at = lower.indexOf(first, starts[low + 1] + anchor);
+      const k = paperAt(starts, members, start);
+      hits[members[k]] = 1;
+      at = lower.indexOf(first, starts[k + 1] + anchor);
     }
   }
 
