@@ -46,3 +46,15 @@ def test_the_bench_renders_a_map_folder_it_can_measure(tmp_path):
     papers = map_papers(files)
     assert papers["abstract"] == tables["frame"]["abstract"].tolist()
     assert np.allclose(papers["x"], tables["frame"]["x"])
+
+
+def test_the_report_names_the_cpu_and_the_load_beside_every_figure():
+    bench_map = _bench_map()
+    row = {"papers": 100_000, "unique": False, "render_s": 60.0, "bytes_per_paper": 565}
+    row |= {"map_html_per_paper": 38, "shard_files": 123, "shards_per_paper": 527}
+    row |= {"draw_s": 2.1, "text_s": 5.0, "search_s": 0.3, "search_hits": [1, 2, 3]}
+    row |= {"click_s": 0.08, "zoom_s": 0.05, "js_heap_mb": 500, "problems": [], "load": [1.2, 2.5]}
+    cpu, line = bench_map.report([row]).splitlines()
+    assert cpu.startswith("CPU ") and "cores, flags" in cpu
+    assert "100,000 papers" in line and "points drawn 2.1 s" in line
+    assert line.endswith("load 1.2-2.5")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import glob
 import hashlib
+import os
 import statistics
 import tempfile
 import time
@@ -235,6 +236,7 @@ def measure(folder: Path, n: int, timeout_ms: int = 300_000) -> dict:
             headless=True,
             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
         )
+        load_before = os.getloadavg()[0]
         context, page, problems, drawn = _open(browser, folder, timeout_ms)
         page.evaluate("window.topicMap.setView('combined')")
         # papers near the middle of the map, where a click hits a point, not two
@@ -257,6 +259,9 @@ def measure(folder: Path, n: int, timeout_ms: int = 300_000) -> dict:
         "zoom_s": round(zoom_s, 3),
         "js_heap_mb": round(memory / 2**20),
         "problems": problems,
+        # the machine's 1-minute load average as the measuring began and ended: other work
+        # running beside the browser slows every figure
+        "load": [round(load_before, 1), round(os.getloadavg()[0], 1)],
     }
 
 
@@ -284,8 +289,23 @@ def bench_map(sizes: list[int], unique: bool = True) -> list[dict]:
     return rows
 
 
+def cpu_line() -> str:
+    """The CPU the figures come from: its model name and flags that matter to speed."""
+    try:
+        info = open("/proc/cpuinfo", encoding="utf-8").read()
+    except OSError:
+        return "CPU unknown"
+    name = next(
+        (ln.split(":", 1)[1].strip() for ln in info.splitlines() if ln.startswith("model name")),
+        "?",
+    )
+    flags = set(info.split())
+    wanted = ("avx2", "avx512f", "avx512_vnni", "avx512_bf16", "amx_bf16")
+    return f"CPU {name}, {os.cpu_count()} cores, flags {' '.join(f for f in wanted if f in flags)}"
+
+
 def report(rows: list[dict]) -> str:
-    lines = []
+    lines = [cpu_line()]
     for r in rows:
         lines.append(
             f"map {r['papers']:>9,} papers{' (unique)' if r['unique'] else ''}: render "
@@ -294,6 +314,7 @@ def report(rows: list[dict]) -> str:
             f"points drawn {r['draw_s']} s, all text loaded {r['text_s']} s, search "
             f"{r['search_s']} s ({r['search_hits']} hits), click to panel {r['click_s']} s, "
             f"zoom {r['zoom_s']} s, "
-            f"JS heap {r['js_heap_mb']} MB, errors/outside requests: {len(r['problems'])}"
+            f"JS heap {r['js_heap_mb']} MB, errors/outside requests: {len(r['problems'])}; "
+            f"load {r['load'][0]}-{r['load'][1]}"
         )
     return "\n".join(lines)
