@@ -92,9 +92,12 @@ def offline_pages(browser):
     its chart or map is drawn) with every request outside its folder aborted and recorded."""
     contexts = []
 
-    def _open(html_path: Path, timeout: int = 30_000) -> OfflinePage:
+    def _open(html_path: Path, timeout: int = 30_000, before: str | None = None) -> OfflinePage:
+        """`before`: a script run in the page before its own (to take a browser feature away)."""
         context = browser.new_context(viewport={"width": 1400, "height": 900})
         contexts.append(context)
+        if before:
+            context.add_init_script(before)
         state = OfflinePage(page=context.new_page(), allowed_prefix=html_path.parent.as_uri() + "/")
         _watch(context, state)
         state.page.goto(html_path.as_uri(), wait_until="load")

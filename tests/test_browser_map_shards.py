@@ -227,3 +227,19 @@ def test_long_non_latin_and_hostile_text_stays_text_in_list_hover_and_panel(
     assert not pwned(page)
     assert page.evaluate("document.querySelectorAll('img, i, b').length") == 0
     assert state.errors == [] and state.blocked == []
+
+
+def test_a_browser_without_a_base64_decoder_decodes_the_same_papers(site, synthetic, open_offline):
+    """Uint8Array.fromBase64 is recent (Chromium 140): without it the page decodes the typed
+    arrays and the shards with atob, to the same coordinates and text."""
+    columns = (
+        "() => { const D = window.topicMap.data; return [Array.from(D.x), Array.from(D.topic)]; }"
+    )
+    native = open_offline(site / "map.html").page.evaluate(columns)
+    state = open_offline(site / "map.html", before="delete Uint8Array.fromBase64")
+    page = state.page
+    assert page.evaluate("typeof Uint8Array.fromBase64") == "undefined"
+    assert page.evaluate(columns) == native
+    _open_paper(page, 250)
+    assert page.text_content("#paper-abstract") == _papers(synthetic).loc[250, "abstract"]
+    assert state.errors == [] and state.blocked == []

@@ -13,7 +13,10 @@
   const ARRAYS = { float32: Float32Array, int16: Int16Array, int32: Int32Array,
     uint8: Uint8Array, uint16: Uint16Array };
 
+  /** base64 -> bytes: the browser's own decoder where it has one (Chromium 140, Firefox 133,
+   * Safari 18.2), else atob and a loop. */
   function bytesOf(base64) {
+    if (typeof Uint8Array.fromBase64 === "function") return Uint8Array.fromBase64(base64);
     const text = atob(base64);
     const bytes = new Uint8Array(text.length);
     for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
