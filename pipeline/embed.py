@@ -6,7 +6,7 @@ means a text is embedded once, across runs and output folders: adding papers emb
 new ones, and a fully cached run never loads the model.
 
 The texts not cached are embedded in fixed chunks of `engine.shard_papers` papers, here (the
-local engine) or on Ray actors (`engine: ray`, `pipeline.engines.ray_embed`), so both engines
+local engine) or on Ray actors (`engine: ray`, `pipeline.ray_embed`), so both engines
 give the same vectors; the cache is read and filled here either way.
 """
 
@@ -129,7 +129,7 @@ def ray_encoder(config: EmbedConfig, precision: str, engine: EngineConfig, out_d
     of `out_dir` (named by the work, so a rerun resumes; removed once the work is done)."""
 
     def encode(keys: list[str], texts: list[str]) -> np.ndarray:
-        from pipeline.engines.ray_embed import embed_on_ray
+        from pipeline.ray_embed import embed_on_ray
 
         identity = f"{encoders.encoder_identity(config)} {precision}"
         folder = work_folder(out_dir, "embed", identity, keys, engine.shard_papers)
