@@ -1,0 +1,211 @@
+"""`engine: ray`: the per-paper stages on a real local Ray instance (started by each stage on
+this machine's cores), the real model and real Parquet, against the local engine: the same
+embeddings, topics, coordinates and labels; a worker killed mid-stage; an unreachable cluster;
+a rerun resuming from the shards already written."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipeline import embed, schemas, tables
+from pipeline.config import EmbedConfig, EngineConfig, parse_config
+from pipeline.engines.shards import WORK_DIR
+from pipeline.errors import ConfigError
+from pipeline.ray_embed import FAULT_ENV
+from tests.conftest import CORPORA, ROOT, run_main, write_config
+
+BUNDLED = [str(ROOT / "data/raw/*.txt")]
+NO_CACHE = EmbedConfig(cache_dir=None, progress_bar=False)
+VENUES = ("iclr", "icml")
+SHARD = 20  # the 76 bundled papers in 4 shards
+
+
+@pytest.fixture(autouse=True)
+def _workers_import_this_checkout(monkeypatch):
+    """Ray's workers are new processes: they import the pipeline of this checkout."""
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    monkeypatch.delenv(FAULT_ENV, raising=False)
+
+
+def test_engine_shorthand_address_and_bad_kind(monkeypatch):
+    base = {"inputs": ["x.txt"]}
+    assert parse_config(base).engine.kind == "local"
+    assert parse_config({**base, "engine": "ray"}).engine == EngineConfig(kind="ray")
+    engine = parse_config({**base, "engine": {"kind": "ray", "concurrency": 4}}).engine
+    assert (engine.kind, engine.concurrency, engine.ray_address()) == ("ray", 4, None)
+    assert parse_config({**base, "engine": {"address": "head:6379"}}).engine.ray_address() == (
+        "head:6379"
+    )
+    monkeypatch.setenv("RAY_ADDRESS", "other:6379")
+    assert parse_config({**base, "engine": "ray"}).engine.ray_address() == "other:6379"
+    with pytest.raises(ConfigError, match="engine.kind"):
+        parse_config({**base, "engine": "spark"})
+    with pytest.raises(ConfigError, match="unknown key 'engine.workers'"):
+        parse_config({**base, "engine": {"workers": 2}})
+
+
+def _ingested(tmp_path: Path, inputs: list[str], name: str = "out") -> Path:
+    out = tmp_path / name
+    config = write_config(tmp_path / f"{name}.yaml", inputs, out)
+    assert run_main("ingest", "--config", str(config)).returncode == 0
+    return out
+
+
+def _vectors(path: Path) -> np.ndarray:
+    return tables.read_embeddings(path)[1]
+
+
+def _assert_same_vectors(ray_vectors: np.ndarray, local_vectors: np.ndarray) -> None:
+    assert ray_vectors.shape == local_vectors.shape
+    assert np.einsum("nd,nd->n", ray_vectors, local_vectors).min() >= 0.9999
+    np.testing.assert_array_equal(ray_vectors, local_vectors)  # the same chunks: identical
+
+
+@pytest.fixture(scope="module")
+def bundled_local(tmp_path_factory) -> tuple[Path, np.ndarray]:
+    """The bundled corpus ingested, and its embeddings by the local engine."""
+    work = tmp_path_factory.mktemp("ray-bundled")
+    out = _ingested(work, BUNDLED)
+    engine = EngineConfig(shard_papers=SHARD)
+    embed.run(NO_CACHE, out / "documents.parquet", out / "local.parquet", engine)
+    return out, _vectors(out / "local.parquet")
+
+
+def _fresh(bundled_local, tmp_path: Path) -> tuple[Path, np.ndarray]:
+    """An output folder of its own holding the bundled documents, and the local vectors."""
+    source, local = bundled_local
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "documents.parquet").write_bytes((source / "documents.parquet").read_bytes())
+    return out, local
+
+
+def _embed_on_ray(out: Path, target: str, **engine) -> None:
+    config = EngineConfig(kind="ray", shard_papers=SHARD, **engine)
+    embed.run(NO_CACHE, out / "documents.parquet", out / target, config)
+
+
+@pytest.mark.slow
+@pytest.mark.ray
+def test_unreachable_address_is_one_line_and_keeps_outputs(bundled_local, monkeypatch, tmp_path):
+    out, _ = _fresh(bundled_local, tmp_path)
+    previous = out / "embeddings.parquet"
+    previous.write_bytes((bundled_local[0] / "local.parquet").read_bytes())
+    before = previous.read_bytes()
+    settings = "engine: ray\nembed:\n  cache_dir: null"
+    config = write_config(tmp_path / "far.yaml", BUNDLED, out, settings)
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:9")  # discard port: nothing listens
+    result = run_main("embed", "--config", str(config))
+    assert result.returncode == 1
+    assert (
+        result.stderr.strip()
+        .splitlines()[-1]
+        .startswith("error: cannot reach the Ray cluster at 127.0.0.1:9")
+    ), result.stderr
+    assert "Traceback" not in result.stderr
+    assert previous.read_bytes() == before
+
+
+@pytest.mark.slow
+@pytest.mark.ray
+def test_one_ray_worker_gives_the_local_embeddings(bundled_local, tmp_path):
+    out, local = _fresh(bundled_local, tmp_path)
+    _embed_on_ray(out, "ray1.parquet", concurrency=1)
+    _assert_same_vectors(_vectors(out / "ray1.parquet"), local)
+    assert not (out / WORK_DIR).exists(), "the shards are removed once in the table"
+
+
+@pytest.mark.slow
+@pytest.mark.ray
+def test_a_worker_killed_once_is_retried_by_ray(bundled_local, monkeypatch, tmp_path):
+    """Two workers; the one that starts shard 2 dies (os._exit) and Ray restarts it."""
+    out, local = _fresh(bundled_local, tmp_path)
+    marker = tmp_path / "killed"
+    monkeypatch.setenv(FAULT_ENV, f"texts-00002.parquet:{marker}")
+    _embed_on_ray(out, "ray2.parquet", concurrency=2)
+    assert marker.exists(), "the worker was killed"
+    _assert_same_vectors(_vectors(out / "ray2.parquet"), local)
+
+
+@pytest.mark.slow
+@pytest.mark.ray
+def test_a_shard_failing_for_good_is_one_line_then_the_rerun_resumes(
+    bundled_local, monkeypatch, tmp_path
+):
+    out, local = _fresh(bundled_local, tmp_path)
+    config = write_config(
+        tmp_path / "kill.yaml", BUNDLED, out,
+        f"engine:\n  kind: ray\n  concurrency: 1\n  shard_papers: {SHARD}\n  max_retries: 1\n"
+        "embed:\n  cache_dir: null\n  progress_bar: false",
+    )  # fmt: skip
+    target = out / "resumed.parquet"
+    monkeypatch.setenv(FAULT_ENV, "texts-00002.parquet:always")
+    failed = run_main("embed", "--config", str(config), "--embeddings", str(target))
+    assert failed.returncode == 1 and "Traceback" not in failed.stderr
+    last = failed.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: embedding shard ") and "texts-00002.parquet" in last, last
+    assert "after 1 retries" in last
+    assert not target.exists() and not list(out.glob("*.tmp"))
+    work = next((out / WORK_DIR).glob("embed-*"))
+    assert sorted(p.name for p in work.glob("vectors-*")) == [
+        "vectors-00000.parquet",
+        "vectors-00001.parquet",
+    ]  # fmt: skip  (one worker: the shards before the one that failed are written)
+    monkeypatch.delenv(FAULT_ENV)
+    resumed = run_main("embed", "--config", str(config), "--embeddings", str(target))
+    assert resumed.returncode == 0, resumed.stderr
+    assert "ray: 2 of 4 shards already embedded (resuming)" in resumed.stderr
+    _assert_same_vectors(_vectors(target), local)
+
+
+def _real_slice(folder: Path, per_venue: int = 1000) -> Path:
+    """2,000 real papers: the first 1,000 of ICLR 2023 and of ICML 2023 (read from
+    ../shared/corpora by path, written to a temporary file)."""
+    parts = [pd.read_parquet(CORPORA / f"{v}2023.parquet").head(per_venue) for v in VENUES]
+    path = folder / "slice2000.parquet"
+    pd.concat(parts, ignore_index=True).to_parquet(path, index=False)
+    return path
+
+
+def _build(config: Path) -> None:
+    for stage in ("ingest", "embed", "cluster", "label"):
+        result = run_main(stage, "--config", str(config))
+        assert result.returncode == 0, f"{stage}: {result.stderr[-2000:]}"
+
+
+def _digest(frame: pd.DataFrame) -> str:
+    return hashlib.sha256(pd.util.hash_pandas_object(frame, index=False).values).hexdigest()
+
+
+@pytest.mark.slow
+@pytest.mark.ray
+@pytest.mark.skipif(not CORPORA.exists(), reason="../shared/corpora is not present")
+def test_2000_real_papers_same_results_on_ray_and_local_through_the_cli(tmp_path):
+    """ingest, embed, cluster (fitted on a 1,000-paper sample on the driver, the other 1,000
+    placed on Ray) and label through the CLI: every table the same on both engines."""
+    inputs = [str(_real_slice(tmp_path))]
+    settings = (
+        "embed:\n  cache_dir: null\n  progress_bar: false\n"
+        "cluster:\n  fit_max_papers: 1000\nlabel:\n  representation: ctfidf\n"
+    )
+    outs = {}
+    for kind in ("local", "ray"):
+        outs[kind] = tmp_path / kind
+        engine = f"engine:\n  kind: {kind}\n  concurrency: 2\n  shard_papers: 256\n"
+        _build(write_config(tmp_path / f"{kind}.yaml", inputs, outs[kind], settings + engine))
+    local, ray = outs["local"], outs["ray"]
+    embeddings = [_vectors(o / "embeddings.parquet") for o in (ray, local)]
+    _assert_same_vectors(*embeddings)
+    clusters = [tables.read_table(o / "clusters.parquet", schemas.CLUSTERS) for o in (local, ray)]
+    assert (clusters[0]["placed"] == "assigned").sum() == 1000
+    pd.testing.assert_frame_equal(clusters[0], clusters[1])
+    topics = [tables.read_table(o / "topics.parquet", schemas.TOPICS) for o in (local, ray)]
+    columns = ["topic", "label", "size"]
+    assert _digest(topics[0][columns]) == _digest(topics[1][columns])
+    assert topics[0]["terms"].tolist() == topics[1]["terms"].tolist()
