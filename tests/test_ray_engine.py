@@ -14,11 +14,10 @@ import pandas as pd
 import pytest
 
 from pipeline import embed, schemas, tables
-from pipeline.config import EmbedConfig, EngineConfig, parse_config
+from pipeline.config import EmbedConfig, EngineConfig
 from pipeline.engines.shards import WORK_DIR
-from pipeline.errors import ConfigError
 from pipeline.ray_embed import FAULT_ENV
-from tests.conftest import CORPORA, ROOT, run_main, write_config
+from tests.conftest import CORPORA, ROOT, load_tool, run_main, write_config
 
 BUNDLED = [str(ROOT / "data/raw/*.txt")]
 NO_CACHE = EmbedConfig(cache_dir=None, progress_bar=False)
@@ -32,23 +31,6 @@ def _workers_import_this_checkout(monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
     monkeypatch.delenv(FAULT_ENV, raising=False)
-
-
-def test_engine_shorthand_address_and_bad_kind(monkeypatch):
-    base = {"inputs": ["x.txt"]}
-    assert parse_config(base).engine.kind == "local"
-    assert parse_config({**base, "engine": "ray"}).engine == EngineConfig(kind="ray")
-    engine = parse_config({**base, "engine": {"kind": "ray", "concurrency": 4}}).engine
-    assert (engine.kind, engine.concurrency, engine.ray_address()) == ("ray", 4, None)
-    assert parse_config({**base, "engine": {"address": "head:6379"}}).engine.ray_address() == (
-        "head:6379"
-    )
-    monkeypatch.setenv("RAY_ADDRESS", "other:6379")
-    assert parse_config({**base, "engine": "ray"}).engine.ray_address() == "other:6379"
-    with pytest.raises(ConfigError, match="engine.kind"):
-        parse_config({**base, "engine": "spark"})
-    with pytest.raises(ConfigError, match="unknown key 'engine.workers'"):
-        parse_config({**base, "engine": {"workers": 2}})
 
 
 def _ingested(tmp_path: Path, inputs: list[str], name: str = "out") -> Path:
@@ -165,6 +147,9 @@ def test_a_shard_failing_for_good_is_one_line_then_the_rerun_resumes(
     resumed = run_main("embed", "--config", str(config), "--embeddings", str(target))
     assert resumed.returncode == 0, resumed.stderr
     assert "ray: 2 of 4 shards already embedded (resuming)" in caplog.messages
+    bench_ray = load_tool("bench_ray")  # reads these lines: they are the lines logged
+    assert bench_ray.ON_RAY.search(caplog.text)[1:3] == ("36", "2")
+    assert bench_ray.EMBEDDED.search(caplog.text)[1] == "76"
     _assert_same_vectors(_vectors(target), local)
 
 
