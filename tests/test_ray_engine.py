@@ -15,8 +15,17 @@ import pytest
 
 from pipeline import embed, schemas, tables
 from pipeline.config import EmbedConfig, EngineConfig
-from pipeline.engines.shards import WORK_DIR
-from pipeline.ray_embed import FAULT_ENV
+from pipeline.engines.shards import (
+    WORK_DIR,
+    chunk_bounds,
+    read_texts,
+    read_vectors,
+    work_folder,
+    write_text_shards,
+    write_vectors,
+)
+from pipeline.errors import PipelineError
+from pipeline.ray_embed import FAULT_ENV, WORKER_ERROR, failed_shard, failure_message
 from tests.conftest import CORPORA, ROOT, load_tool, run_main, write_config
 
 BUNDLED = [str(ROOT / "data/raw/*.txt")]
@@ -31,6 +40,41 @@ def _workers_import_this_checkout(monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
     monkeypatch.delenv(FAULT_ENV, raising=False)
+
+
+def test_shards_are_fixed_chunks_written_once_and_named_by_their_work(tmp_path):
+    keys, texts = [f"k{i}" for i in range(5)], [f"text {i}" for i in range(5)]
+    assert chunk_bounds(5, 2) == [(0, 2), (2, 4), (4, 5)] and chunk_bounds(0, 2) == []
+    folder = work_folder(tmp_path, "embed", "model bf16", keys, 2)
+    assert folder == work_folder(tmp_path, "embed", "model bf16", keys, 2)
+    assert folder != work_folder(tmp_path, "embed", "model fp32", keys, 2)
+    assert folder != work_folder(tmp_path, "embed", "model bf16", keys[::-1], 2)
+    shards = write_text_shards(folder, keys, texts, 2)
+    assert [s.size for s in shards] == [2, 2, 1] and not any(s.done for s in shards)
+    assert read_texts(shards[2].source) == (["k4"], ["text 4"])
+    write_vectors(shards[0].result, keys[:2], np.eye(2, 3, dtype=np.float32))
+    assert shards[0].done and read_vectors(shards[0], 3).tolist() == [[1, 0, 0], [0, 1, 0]]
+    write_vectors(shards[1].result, ["x", "y"], np.eye(2, 3, dtype=np.float32))
+    with pytest.raises(PipelineError, match="does not match texts-00001.parquet"):
+        read_vectors(shards[1], 3)
+    before = shards[0].source.stat().st_mtime_ns
+    write_text_shards(folder, keys, texts, 2)  # a rerun: the shards written are kept
+    assert shards[0].source.stat().st_mtime_ns == before
+
+
+def test_a_failure_names_the_shard_tried_most_or_the_workers_own_problem(tmp_path):
+    shards = write_text_shards(tmp_path, ["a", "b", "c"], ["x", "y", "z"], 1)
+    write_vectors(shards[0].result, ["a"], np.ones((1, 2), np.float32))
+    Path(f"{shards[2].source}.attempts").write_text("host 1\nhost 2\n", encoding="utf-8")
+    Path(f"{shards[1].source}.attempts").write_text("host 3\n", encoding="utf-8")
+    assert failed_shard(shards) == shards[2]
+    died = RuntimeError("ActorDiedError: The actor died unexpectedly\n\tclass_name: ...")
+    message = failure_message(died, shards, 3)
+    assert message.startswith(f"embedding shard {shards[2].source} failed on Ray after 3 retries")
+    unreadable = RuntimeError(
+        f"UserCodeException\n  {WORKER_ERROR}node7 cannot read /d/t.parquet (x)\n"
+    )
+    assert failure_message(unreadable, shards, 3) == "node7 cannot read /d/t.parquet (x)"
 
 
 def _ingested(tmp_path: Path, inputs: list[str], name: str = "out") -> Path:
@@ -181,7 +225,7 @@ def test_2000_real_papers_same_results_on_ray_and_local_through_the_cli(tmp_path
     inputs = [str(_real_slice(tmp_path))]
     settings = (
         "embed:\n  cache_dir: null\n  progress_bar: false\n"
-        "cluster:\n  fit_max_papers: 1000\nlabel:\n  representation: ctfidf\n"
+        "cluster:\n  fit_max_papers: 1000\n  n_epochs: 200\nlabel:\n  representation: ctfidf\n"
     )
     outs = {}
     for kind in ("local", "ray"):
@@ -197,4 +241,4 @@ def test_2000_real_papers_same_results_on_ray_and_local_through_the_cli(tmp_path
     topics = [tables.read_table(o / "topics.parquet", schemas.TOPICS) for o in (local, ray)]
     columns = ["topic", "label", "size"]
     assert _digest(topics[0][columns]) == _digest(topics[1][columns])
-    assert topics[0]["terms"].tolist() == topics[1]["terms"].tolist()
+    assert [list(t) for t in topics[0]["terms"]] == [list(t) for t in topics[1]["terms"]]
