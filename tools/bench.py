@@ -327,7 +327,7 @@ def main(argv: list[str] | None = None) -> None:
             sizes = [int(s) for s in args.scaling.split(",")]
             results["scaling"] = bench_scaling(work / "full.yaml", work, sizes)
         if "ray" in sections:
-            results["ray"] = bench_ray.bench_ray(args.config, work)
+            results["ray"] = bench_ray.bench_ray(args.config, work, args.runs)
             print("\n".join(bench_ray.report(results["ray"])), flush=True)
         if "sample" in sections:
             results["sample"] = bench_sample.bench_sample(work, work / "cache")

@@ -1,6 +1,7 @@
 """`make bench BENCH_ARGS="--sections ray"`: the embed stage on the local engine against Ray (a
 local instance, `engine.concurrency` 2 actors of one core each) on the config's corpus, side
-by side in one run, then the cluster and label stages on both outputs: throughput, ratio,
+by side in one run (alternating, `--runs` of each, the median reported, with the machine's load
+average at each start), then the cluster and label stages on both outputs: throughput, ratio,
 whether the embeddings and the topics are identical, and the CPU's flags.
 
 Developer code (imported by tools/bench.py): it is not part of the installed package.
@@ -52,19 +53,29 @@ def _stage(stage: str, config: Path) -> str:
     return result.stderr
 
 
-def _run_engine(config: Path) -> dict:
+def _embed(config: Path) -> dict:
+    """One cold embed stage (no cache): its figures, and the load average when it started."""
+    load = os.getloadavg()[0]
     log = _stage("embed", config)
     papers, seconds = EMBEDDED.search(log).groups()
-    stage_s = float(STAGE.search(log)[2])
-    figures = {"papers": int(papers), "embed_s": float(seconds), "stage_s": stage_s}
+    figures = {"papers": int(papers), "embed_s": float(seconds), "load": load,
+               "stage_s": float(STAGE.search(log)[2])}  # fmt: skip
     ray = ON_RAY.search(log)
     if ray:  # the actors' own time: from the first shard handed out to the last one back
         figures.update(shards=int(ray[2]), actors=int(ray[3]), actors_s=float(ray[4]))
+    return figures
+
+
+def _median_run(runs: list[dict]) -> dict:
+    ordered = sorted(runs, key=lambda r: r["embed_s"])
+    return {**ordered[len(ordered) // 2], "runs": len(runs), "loads": [r["load"] for r in runs]}
+
+
+def _topics(config: Path) -> float:
     start = time.perf_counter()
     for stage in ("cluster", "label"):
         _stage(stage, config)
-    figures["cluster_label_s"] = time.perf_counter() - start
-    return figures
+    return time.perf_counter() - start
 
 
 def _tables(config: Path) -> tuple[np.ndarray, pd.DataFrame, pd.DataFrame]:
@@ -75,11 +86,18 @@ def _tables(config: Path) -> tuple[np.ndarray, pd.DataFrame, pd.DataFrame]:
     return vectors, clusters, topics[["topic", "label", "size"]]
 
 
-def bench_ray(config_path: Path, work: Path) -> dict:
-    """Local engine, then Ray with WORKERS actors, on the corpus ingested in `work/ingest`."""
+def bench_ray(config_path: Path, work: Path, runs: int = 1) -> dict:
+    """Local engine and Ray with WORKERS actors in turn, `runs` times, on the corpus ingested in
+    `work/ingest`; then cluster and label on each engine's embeddings."""
     base = yaml.safe_load(config_path.read_text(encoding="utf-8"))
     configs = {kind: _config(base, work, kind) for kind in ("local", "ray")}
-    results = {kind: _run_engine(path) for kind, path in configs.items()}
+    measured = {kind: [] for kind in configs}
+    for _ in range(runs):
+        for kind, path in configs.items():
+            measured[kind].append(_embed(path))
+    results = {kind: _median_run(measured[kind]) for kind in configs}
+    for kind, path in configs.items():
+        results[kind]["cluster_label_s"] = _topics(path)
     (lv, lc, lt), (rv, rc, rt) = (_tables(configs[k]) for k in ("local", "ray"))
     local_rate = results["local"]["papers"] / results["local"]["embed_s"]
     ray_rate = results["ray"]["papers"] / results["ray"]["embed_s"]
@@ -100,9 +118,11 @@ def bench_ray(config_path: Path, work: Path) -> dict:
 
 def report(r: dict) -> list[str]:
     local, ray = r["local"], r["ray"]
+    loads = ", ".join(f"{a:.1f}/{b:.1f}" for a, b in zip(local["loads"], ray["loads"], strict=True))
     return [
         f"ray ({local['papers']} papers; {r['cores']} cores; CPU flags "
-        f"{' '.join(r['cpu_flags']) or 'none listed'}):",
+        f"{' '.join(r['cpu_flags']) or 'none listed'}; median of {local['runs']} alternating "
+        f"runs, load average at each start local/ray: {loads}):",
         f"  local engine        {r['local_per_s']:7.1f} papers/s   embed {local['embed_s']:.1f} s"
         f"  (stage {local['stage_s']:.1f} s)",
         f"  ray, {r['workers']} workers      {r['ray_per_s']:7.1f} papers/s   embed "
