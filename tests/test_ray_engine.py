@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +43,21 @@ def _workers_import_this_checkout(monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
     monkeypatch.delenv(FAULT_ENV, raising=False)
+
+
+def test_the_local_engine_never_imports_ray():
+    """`make all` does not need Ray: nothing on the local engine's way imports it."""
+    code = (
+        "import sys, pipeline.cli, pipeline.api, pipeline.embed, pipeline.cluster, pipeline.label\n"
+        "from pipeline.cluster import engine_placer\n"
+        "from pipeline.config import EngineConfig\n"
+        "engine_placer(EngineConfig())\n"
+        "print(sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.')))"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
 
 
 def test_shards_are_fixed_chunks_written_once_and_named_by_their_work(tmp_path):
