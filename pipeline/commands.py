@@ -48,6 +48,9 @@ class Command:
     optional: tuple[str, ...] = ()
     compiles: bool = False  # runs UMAP/HDBSCAN/BERTopic: use the numba cache
     flags: tuple[tuple[str, str], ...] = ()  # (name, help) of on/off options of the run
+    # runs its per-paper work on the configured engine: gets `engine=config.engine`, which is
+    # not in its stamp (the engine changes where the work runs, never what it gives)
+    engine: bool = False
 
     @property
     def files(self) -> tuple[str, ...]:
@@ -60,10 +63,10 @@ COMMANDS = {
         Command("ingest", "pipeline.ingest", ("ingest", "inputs"), (), ("documents", "rejected"),
                 "input files -> documents + the ledger of rejected records"),
         Command("embed", "pipeline.embed", ("embed",), ("documents",), ("embeddings",),
-                "documents -> embeddings"),
+                "documents -> embeddings", engine=True),
         Command("cluster", "pipeline.cluster", ("cluster",), ("documents", "embeddings"),
                 ("clusters",), "documents + embeddings -> topic and map position per paper, "
-                "and the saved model beside (model/)", compiles=True,
+                "and the saved model beside (model/)", compiles=True, engine=True,
                 flags=(("refit", "fit a new model even where the saved one would do"),)),
         Command("label", "pipeline.label", ("label", "embed"),
                 ("documents", "clusters", "embeddings"), ("topics", "themes"),
@@ -120,6 +123,8 @@ def run_command(
     if "inputs" in command.sections:
         kwargs["inputs"] = list(config.inputs)
     kwargs.update({f: True for f, _ in command.flags if (flags or {}).get(f)})
+    if command.engine:
+        kwargs["engine"] = config.engine
     function = getattr(importlib.import_module(command.module), command.function)
     function(*sections, **kwargs)
 

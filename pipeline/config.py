@@ -8,11 +8,19 @@ which the Makefile's per-stage parameter stamps are built from.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Annotated, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from pipeline.errors import ConfigError
 
@@ -186,6 +194,40 @@ class RenderConfig(_Section):
     hover_words: int = Field(16, ge=3, le=100, description="Opening words shown when untitled.")
 
 
+class EngineConfig(_Section):
+    kind: Literal["local", "ray"] = Field(
+        "local",
+        description="Where the per-paper stages (embedding, placing papers into the model) run: "
+        "local (this process) or ray (Ray Data actors; needs the `ray` extra).",
+    )
+    address: str | None = Field(
+        None,
+        description="Ray cluster to connect to (e.g. ray://head:10001 or head:6379); "
+        "RAY_ADDRESS overrides it; null: a local Ray instance starts and stops with the stage.",
+    )
+    concurrency: int = Field(2, ge=1, le=4096, description="Ray actors (one encoder each).")
+    shard_papers: int = Field(
+        512,
+        ge=1,
+        le=100_000,
+        description="Papers per shard: the unit a Ray actor embeds and the chunk the local "
+        "engine embeds in, so that both give the same vectors.",
+    )
+    max_retries: int = Field(
+        3, ge=0, le=100, description="Restarts of a dead actor and retries of its shard."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, data: object) -> object:
+        """`engine: ray` (or `local`) stands for `engine: {kind: ray}`."""
+        return {"kind": data} if isinstance(data, str) else data
+
+    def ray_address(self) -> str | None:
+        """The cluster to join: RAY_ADDRESS where set, else `address` (None: start one)."""
+        return os.environ.get("RAY_ADDRESS") or self.address
+
+
 class Config(_Section):
     inputs: list[str] = Field(min_length=1, description="Input files or globs.")
     output_dir: str = "outputs"
@@ -196,6 +238,7 @@ class Config(_Section):
     render: RenderConfig = RenderConfig()
     compare: CompareConfig = CompareConfig()
     quality: QualityConfig = QualityConfig()
+    engine: EngineConfig = EngineConfig()
 
 
 def _check_consistency(config: Config) -> str | None:

@@ -4,6 +4,10 @@ The text embedded per paper is `pipeline.text.embedding_texts`; the model, its p
 threads are `pipeline.encoder`'s. A cache keyed by model identity, precision and the exact text
 means a text is embedded once, across runs and output folders: adding papers embeds only the
 new ones, and a fully cached run never loads the model.
+
+The texts not cached are embedded in fixed chunks of `engine.shard_papers` papers, here (the
+local engine) or on Ray actors (`engine: ray`, `pipeline.ray_embed`), so both engines
+give the same vectors; the cache is read and filled here either way.
 """
 
 from __future__ import annotations
@@ -18,8 +22,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline import encoder as encoders
-from pipeline import schemas, tables
-from pipeline.config import EmbedConfig
+from pipeline import progress, schemas, tables
+from pipeline.config import EmbedConfig, EngineConfig
+from pipeline.engines.shards import WORK_DIR, chunk_bounds, remove, work_folder
 from pipeline.text import embedding_texts
 
 log = logging.getLogger("pipeline.embed")
@@ -61,13 +66,36 @@ class EmbeddingCache:
         tables.atomic_write(self.path, lambda tmp: pq.write_table(table, tmp))
 
 
+def embed_in_chunks(
+    texts: list[str], encoder, config: EmbedConfig, precision: str, chunk: int
+) -> np.ndarray:
+    """The local engine: texts embedded a chunk of `chunk` at a time, in order (as Ray's actors
+    embed a shard), with one bar of papers done over them all."""
+    quiet = config.model_copy(update={"progress_bar": False})
+    width = encoders.MODEL_WIDTH[config.model]
+    parts = [np.zeros((0, width), np.float32)]
+    show = progress.bar(desc="embedding", total=len(texts), unit="papers")
+    with show as bar, encoders.precision_context(precision):
+        for start, stop in chunk_bounds(len(texts), chunk):
+            parts.append(encoders.embed_texts(texts[start:stop], encoder, quiet))
+            bar.update(stop - start)
+    return np.concatenate(parts)
+
+
 def embed_with_cache(
-    texts: list[str], encoder_factory, config: EmbedConfig, precision: str, cache_dir: Path | None
+    texts: list[str],
+    encoder_factory,
+    config: EmbedConfig,
+    precision: str,
+    cache_dir: Path | None,
+    chunk: int = EngineConfig().shard_papers,
+    remote=None,
 ) -> tuple[np.ndarray, int]:
     """Embed texts, taking known ones from the cache; returns (vectors, number newly embedded).
 
     `encoder_factory` is only called when some text is not cached, so a fully cached run never
-    loads the model.
+    loads the model. The texts not cached are embedded `chunk` at a time here, or by
+    `remote(keys, texts)` (the Ray engine) when given.
     """
     width = encoders.MODEL_WIDTH[config.model]
     cache = (
@@ -78,8 +106,11 @@ def embed_with_cache(
     missing = list(dict.fromkeys(k for k in keys if k not in known))
     if missing:
         text_of = dict(zip(keys, texts, strict=True))
-        with encoders.precision_context(precision):
-            fresh = encoders.embed_texts([text_of[k] for k in missing], encoder_factory(), config)
+        todo = [text_of[k] for k in missing]
+        if remote is not None:
+            fresh = remote(missing, todo)
+        else:
+            fresh = embed_in_chunks(todo, encoder_factory(), config, precision, chunk)
         known = dict(known)
         known.update(zip(missing, fresh, strict=True))
         if cache:
@@ -93,23 +124,48 @@ def embed_with_cache(
     return vectors, len(missing)
 
 
-def run(config: EmbedConfig, documents: Path, embeddings: Path) -> None:
+def ray_encoder(config: EmbedConfig, precision: str, engine: EngineConfig, out_dir: Path):
+    """`remote` for embed_with_cache: the texts embedded on Ray through shards in a work folder
+    of `out_dir` (named by the work, so a rerun resumes; removed once the work is done)."""
+
+    def encode(keys: list[str], texts: list[str]) -> np.ndarray:
+        from pipeline.ray_embed import embed_on_ray
+
+        identity = f"{encoders.encoder_identity(config)} {precision}"
+        folder = work_folder(out_dir, "embed", identity, keys, engine.shard_papers)
+        return embed_on_ray(keys, texts, config, precision, engine, folder)
+
+    return encode
+
+
+def run(
+    config: EmbedConfig, documents: Path, embeddings: Path, engine: EngineConfig | None = None
+) -> None:
+    engine = engine or EngineConfig()
     lineage = tables.stage_lineage(config, documents=documents)
     papers = tables.read_table(documents, schemas.DOCUMENTS)
     precision = encoders.resolve_precision(config)
     cache_dir = Path(config.cache_dir) if config.cache_dir else None
+    remote = None
+    if engine.kind == "ray":
+        remote = ray_encoder(config, precision, engine, embeddings.parent)
     start = time.perf_counter()
     vectors, n_new = embed_with_cache(
-        embedding_texts(papers), lambda: encoders.load_encoder(config), config, precision, cache_dir
-    )
+        embedding_texts(papers), lambda: encoders.load_encoder(config), config, precision,
+        cache_dir, engine.shard_papers, remote,
+    )  # fmt: skip
     seconds = time.perf_counter() - start
     log.info(
         "embedded %d new papers (%d from the cache) in %.1f s, %s (%.1f papers/s)",
         n_new,
         len(papers) - n_new,
         seconds,
-        precision,
+        f"{precision}, {engine.kind} engine",
         n_new / max(seconds, 1e-9),
     )
     notes = {"encoder": encoders.encoder_identity(config)}
     tables.write_embeddings(papers["doc_id"].tolist(), vectors, embeddings, lineage, notes)
+    shards_dir = embeddings.parent / WORK_DIR
+    if engine.kind == "ray" and shards_dir.is_dir():  # the work is in the table and the cache
+        for folder in shards_dir.glob("embed-*"):
+            remove(folder)

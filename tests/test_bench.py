@@ -148,3 +148,21 @@ def test_bench_build_speedups_are_baseline_over_cold_and_cold_over_added(monkeyp
     assert figures["cold_speedup"] == 1.5  # BERTopic defaults 150 s / ours 100 s
     assert figures["add_19_speedup"] == 5.0  # cold 100 s / 20 s with 19 papers added
     assert figures["peak_mb"] == 900 and figures["add_19_embedded"] == 19
+
+
+def test_ray_section_reports_both_engines_side_by_side_with_the_load():
+    bench_ray = load_tool("bench_ray")
+    run = {"papers": 3401, "embed_s": 120.0, "stage_s": 121.0, "runs": 2, "loads": [1.5, 3.0],
+           "cluster_label_s": 80.0}  # fmt: skip
+    ray = {**run, "embed_s": 125.0, "stage_s": 126.0, "loads": [2.0, 2.5], "shards": 7,
+           "actors": 2, "actors_s": 110.0, "cluster_label_s": 82.0}  # fmt: skip
+    results = {"local": run, "ray": ray, "workers": 2, "local_per_s": 28.3, "ray_per_s": 27.2,
+               "ray_actors_per_s": 30.9, "ratio": 0.96, "min_cosine": 1.0,
+               "identical_embeddings": True, "identical_topics": False,
+               "cpu_flags": ["avx512_bf16"], "cores": 2}  # fmt: skip
+    lines = bench_ray.report(results)
+    assert "CPU flags avx512_bf16; median of 2 alternating runs" in lines[0]
+    assert "load average at each start local/ray: 1.5/2.0, 3.0/2.5" in lines[0]
+    assert lines[1].startswith("  local engine           28.3 papers/s   embed 120.0 s")
+    assert "the actors 110.0 s over 7 shards: 30.9/s" in lines[2]
+    assert "0.96x" in lines[3] and "embeddings identical, topics DIFFERENT" in lines[3]

@@ -13,7 +13,7 @@ import pytest
 from pipeline import schemas, tables
 from pipeline.cluster import cluster_documents, read_saved, sample_settings
 from pipeline.cluster import model as models
-from pipeline.cluster.place import place
+from pipeline.cluster.place import place, place_in_chunks
 from pipeline.cluster.sample import stratified_sample
 from pipeline.config import ClusterConfig
 from pipeline.errors import PipelineError
@@ -59,6 +59,18 @@ def test_a_fit_places_its_own_papers_again(fitted):
     own = result.clusters["similarity"].to_numpy()
     assert np.allclose(placed.similarity, own, atol=1e-5)
     assert (own > 0.5).mean() > 0.9  # tight blobs: papers are close to their topic's centre
+
+
+def test_placing_in_chunks_places_each_paper_as_placing_them_all_at_once(fitted):
+    """The local and the Ray engine place papers a chunk at a time: no paper's topic or position
+    depends on the others in its chunk."""
+    _, vectors, _, _, result = fitted
+    whole = place(result.model, vectors)
+    chunked = place_in_chunks(result.model, vectors, 7)
+    np.testing.assert_array_equal(chunked.topics, whole.topics)
+    np.testing.assert_allclose(chunked.similarity, whole.similarity, atol=1e-6)
+    np.testing.assert_allclose(chunked.coords, whole.coords, atol=1e-5)
+    assert len(place_in_chunks(result.model, vectors[:0], 7).topics) == 0
 
 
 def test_new_papers_join_the_right_topic_and_sit_among_it(fitted):

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from pipeline.commands import COMMANDS
-from pipeline.config import Config, load_config, parse_config, stamp_text
+from pipeline.config import Config, EngineConfig, load_config, parse_config, stamp_text
 from pipeline.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -133,6 +133,8 @@ BASE = {"inputs": ["data/raw/*.txt"], "output_dir": "outputs"}
         pytest.param({"compare": {"z_threshold": 3.0}}, {"compare"}, id="compare.z_threshold"),
         pytest.param({"quality": {"seeds": [1, 2]}}, {"stability", "baseline"}, id="quality.seeds"),
         pytest.param({"output_dir": "elsewhere"}, set(), id="output_dir"),
+        # where the work runs, not what it gives: the same tables on either engine
+        pytest.param({"engine": {"kind": "ray", "concurrency": 8}}, set(), id="engine"),
     ],
 )
 def test_stage_stamps_change_only_for_their_sections(change, changed_stages):
@@ -261,3 +263,28 @@ def test_stamp_text_is_sorted_indented_json():
         '{\n  "render": {\n    "hover_words": 16,\n    "point_size": "auto",\n'
         '    "title": "T"\n  }\n}\n'
     )
+
+
+def test_engine_shorthand_address_and_bad_kind(monkeypatch):
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    base = {"inputs": ["x.txt"]}
+    assert parse_config(base).engine.kind == "local"
+    assert parse_config({**base, "engine": "ray"}).engine == EngineConfig(kind="ray")
+    engine = parse_config({**base, "engine": {"kind": "ray", "concurrency": 4}}).engine
+    assert (engine.kind, engine.concurrency, engine.ray_address()) == ("ray", 4, None)
+    assert parse_config({**base, "engine": {"address": "head:6379"}}).engine.ray_address() == (
+        "head:6379"
+    )
+    monkeypatch.setenv("RAY_ADDRESS", "other:6379")
+    assert parse_config({**base, "engine": "ray"}).engine.ray_address() == "other:6379"
+    with pytest.raises(ConfigError, match="engine.kind"):
+        parse_config({**base, "engine": "spark"})
+    with pytest.raises(ConfigError, match="unknown key 'engine.workers'"):
+        parse_config({**base, "engine": {"workers": 2}})
+
+
+def test_engine_defaults_are_the_local_engine_in_shards_of_512():
+    engine = EngineConfig()
+    assert (engine.kind, engine.address, engine.concurrency) == ("local", None, 2)
+    assert (engine.shard_papers, engine.max_retries) == (512, 3)
+    assert load_config(ROOT / "configs" / "default.yaml").engine == engine

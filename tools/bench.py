@@ -10,6 +10,9 @@ Prints, for the config's corpus, measured side by side in one run:
           fit) run right after;
 - rerun:  adding 19 papers to the built corpus (only they are embedded), and a render-only
           setting change (only render runs).
+- ray (--sections ray): the embed stage on the local engine against Ray with 2 workers (a
+          local instance), then cluster and label on both: papers/s, ratio, identical
+          embeddings and topics, CPU flags (tools/bench_ray.py).
 - sample (--sections sample): a model fitted on half of the 9,673 ICML + ICLR 2020-2023 papers
           against a full fit (tools/bench_sample.py).
 - scaling (--scaling): cluster, label and render at 10k/30k/100k papers made from the corpus
@@ -42,6 +45,7 @@ sys.path.insert(0, str(ROOT))  # run as a script from the project: import its pi
 sys.path.insert(0, str(ROOT / "tools"))  # and the bench sections beside this file
 
 import bench_map  # noqa: E402  (beside this file)
+import bench_ray  # noqa: E402  (beside this file)
 import bench_sample  # noqa: E402  (beside this file)
 
 from pipeline import encoder as encoders  # noqa: E402
@@ -274,6 +278,8 @@ def report(results: dict) -> str:
         ]
     if "sample" in results:
         lines += bench_sample.report(results["sample"])
+    if "ray" in results:
+        lines += bench_ray.report(results["ray"])
     if "scaling" in results:
         lines.append(f"scaling (s wall / peak MB):  papers | {' | '.join(SCALING_STAGES)}")
         for row in results["scaling"]:
@@ -286,7 +292,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="tools/bench.py", description=__doc__)
     parser.add_argument("--config", type=Path, default=ROOT / "configs/default.yaml")
     parser.add_argument("--runs", type=int, default=3, help="embedding runs (median reported)")
-    parser.add_argument("--sections", default="embed,build", help="embed,build,sample (comma list)")
+    parser.add_argument(
+        "--sections", default="embed,build", help="embed,build,sample,ray (comma list)"
+    )
     parser.add_argument("--scaling", default="", help="paper counts, e.g. 10000,30000,100000")
     parser.add_argument("--map-sizes", default="", help="map papers, e.g. 100000,1000000")
     parser.add_argument("--json", type=Path, help="also write the figures here")
@@ -318,6 +326,9 @@ def main(argv: list[str] | None = None) -> None:
         if args.scaling:
             sizes = [int(s) for s in args.scaling.split(",")]
             results["scaling"] = bench_scaling(work / "full.yaml", work, sizes)
+        if "ray" in sections:
+            results["ray"] = bench_ray.bench_ray(args.config, work, args.runs)
+            print("\n".join(bench_ray.report(results["ray"])), flush=True)
         if "sample" in sections:
             results["sample"] = bench_sample.bench_sample(work, work / "cache")
             print("\n".join(bench_sample.report(results["sample"])), flush=True)

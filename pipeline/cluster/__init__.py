@@ -23,9 +23,9 @@ from pipeline import schemas, tables
 from pipeline.cluster import model as models
 from pipeline.cluster.fit import assign_topics, fit_topics, resolve_params
 from pipeline.cluster.model import REFIT, TopicModel
-from pipeline.cluster.place import own_similarity, place
+from pipeline.cluster.place import own_similarity, place_in_chunks
 from pipeline.cluster.sample import stratified_sample
-from pipeline.config import ClusterConfig
+from pipeline.config import ClusterConfig, EngineConfig
 from pipeline.errors import PipelineError
 from pipeline.text import embedding_texts
 
@@ -79,9 +79,15 @@ def sample_settings(config: ClusterConfig, n_sample: int, n_corpus: int) -> Clus
     )
 
 
+def local_placer(chunk: int = EngineConfig().shard_papers):
+    """Papers placed into a model here, `chunk` at a time (the local engine)."""
+    return lambda model, vectors: place_in_chunks(model, vectors, chunk)
+
+
 def fit_model(
-    documents: pd.DataFrame, vectors: np.ndarray, config: ClusterConfig, encoder: str
-) -> Result:
+    documents: pd.DataFrame, vectors: np.ndarray, config: ClusterConfig, encoder: str,
+    placer=None,
+) -> Result:  # fmt: skip
     """Fit a model on the papers (a stratified sample of them above fit_max_papers) and assign
     the rest to it."""
     rows = stratified_sample(documents, config.fit_max_papers)
@@ -96,7 +102,7 @@ def fit_model(
     model = models.new_model(config, encoder, len(documents), with_weights, vectors[rows])
     fitted["similarity"] = own_similarity(model, vectors[rows], result.topics)
     rest = np.setdiff1d(np.arange(len(documents)), rows)
-    placed = place(model, vectors[rest])
+    placed = (placer or local_placer())(model, vectors[rest])
     assigned = _frame(documents["doc_id"].iloc[rest], placed.topics, placed.coords,
                       np.zeros(len(rest)), "assigned", placed.similarity)  # fmt: skip
     return Result(_in_order(documents, [fitted, assigned]), model, refitted=True)
@@ -131,11 +137,12 @@ def refit_reason(
 
 
 def extend(
-    documents: pd.DataFrame, vectors: np.ndarray, model: TopicModel, previous: pd.DataFrame
-) -> pd.DataFrame:
+    documents: pd.DataFrame, vectors: np.ndarray, model: TopicModel, previous: pd.DataFrame,
+    placer=None,
+) -> pd.DataFrame:  # fmt: skip
     """Every paper of `previous` as it was, and the new papers placed into the model."""
     new = np.flatnonzero(~documents["doc_id"].isin(previous["doc_id"]).to_numpy())
-    placed = place(model, vectors[new])
+    placed = (placer or local_placer())(model, vectors[new])
     added = _frame(documents["doc_id"].iloc[new], placed.topics, placed.coords,
                    np.zeros(len(new)), "added", placed.similarity)  # fmt: skip
     kept = previous[previous["doc_id"].isin(documents["doc_id"])]
@@ -163,9 +170,11 @@ def cluster_documents(
     saved: TopicModel | None = None,
     previous: pd.DataFrame | None = None,
     refit: bool = False,
+    placer=None,
 ) -> Result:
     """Pure core: topics and map positions for every paper, from the saved model and the
-    previous clusters table when they are given and still fit, else from a new fit."""
+    previous clusters table when they are given and still fit, else from a new fit. Papers
+    are placed into a model by `placer(model, vectors)` (default: here, a chunk at a time)."""
     if len(vectors) != len(documents):
         raise PipelineError("embeddings do not match documents: rerun the embed stage")
     reason = "asked for" if refit else "no saved model" if saved is None else None
@@ -174,7 +183,7 @@ def cluster_documents(
     reason = reason or refit_reason(documents, config, saved, previous)
     if reason is None:
         new_ids = set(documents["doc_id"]) - set(previous["doc_id"])
-        clusters = extend(documents, vectors, saved, previous)
+        clusters = extend(documents, vectors, saved, previous, placer)
         reason = too_many_unassigned(clusters, new_ids, config)
         if reason is None:
             log.info(
@@ -183,7 +192,7 @@ def cluster_documents(
             )  # fmt: skip
             return Result(clusters, saved, refitted=False)
     log.info("fitting a topic model: %s", reason)
-    return fit_model(documents, vectors, config, encoder)
+    return fit_model(documents, vectors, config, encoder, placer)
 
 
 def read_saved(
@@ -208,17 +217,33 @@ def read_saved(
     return saved, previous
 
 
+def engine_placer(engine: EngineConfig):
+    """The placer of the configured engine: here, or on Ray actors (`ray_place`)."""
+    if engine.kind != "ray":
+        return local_placer(engine.shard_papers)
+
+    def on_ray(model: TopicModel, vectors: np.ndarray):
+        from pipeline.cluster.ray_place import place_on_ray
+
+        return place_on_ray(model, vectors, engine)
+
+    return on_ray
+
+
 def run(
-    config: ClusterConfig, documents: Path, embeddings: Path, clusters: Path, refit: bool = False
-) -> None:
-    """Write clusters.parquet and, beside it, the model it came from (model/)."""
+    config: ClusterConfig, documents: Path, embeddings: Path, clusters: Path, refit: bool = False,
+    engine: EngineConfig | None = None,
+) -> None:  # fmt: skip
+    """Write clusters.parquet and, beside it, the model it came from (model/); the papers the
+    fit did not see are placed into it on the configured engine."""
     lineage = tables.stage_lineage(config, documents=documents, embeddings=embeddings)
     papers = tables.read_table(documents, schemas.DOCUMENTS)
     _, vectors = tables.read_embeddings(embeddings, documents=papers)
     encoder = tables.read_notes(embeddings, "embeddings").get("encoder", "unknown")
     model_dir = clusters.parent / MODEL_DIR
     saved, previous = (None, None) if refit else read_saved(model_dir, clusters, encoder)
-    result = cluster_documents(papers, vectors, config, encoder, saved, previous, refit)
+    placer = engine_placer(engine or EngineConfig())
+    result = cluster_documents(papers, vectors, config, encoder, saved, previous, refit, placer)
     if result.refitted:
         models.save(result.model, model_dir)
     notes = {k: str(v) for k, v in result.model.summary().items()}

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.cluster.model import TopicModel
+from pipeline.engines.shards import chunk_bounds
 from pipeline.neighbours import neighbours_among
 
 LAYOUT_NEIGHBOURS = 10  # fitted papers a new paper's map position is taken from
@@ -86,3 +87,21 @@ def place(model: TopicModel, vectors: np.ndarray) -> Placement:
     topics = np.where(best_sim >= model.outlier_threshold, nearest, -1).astype(np.int32)
     # a placed paper's topic is its nearest centre (or none): its similarity is that centre's
     return Placement(topics, best_sim, layout_positions(vectors, nearest, model))
+
+
+def joined(parts: list[Placement]) -> Placement:
+    """The placements of consecutive chunks of papers as one."""
+    if not parts:
+        return Placement(np.zeros(0, np.int32), np.zeros(0, np.float32), np.zeros((0, 2)))
+    return Placement(
+        np.concatenate([p.topics for p in parts]).astype(np.int32),
+        np.concatenate([p.similarity for p in parts]).astype(np.float32),
+        np.concatenate([p.coords for p in parts]).astype(np.float32),
+    )
+
+
+def place_in_chunks(model: TopicModel, vectors: np.ndarray, chunk: int) -> Placement:
+    """`place` a chunk of `chunk` papers at a time, in order: the local engine's placement, the
+    same chunks a Ray actor places (`ray_place`), so both give the same topics and positions."""
+    bounds = chunk_bounds(len(vectors), chunk)
+    return joined([place(model, vectors[start:stop]) for start, stop in bounds])

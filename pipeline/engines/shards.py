@@ -1,0 +1,105 @@
+"""Work cut into shards: fixed chunks of papers written as Parquet files in a work folder of
+the output folder (`<output_dir>/.shards/<name>-<digest>/`), each written to a temporary name
+and renamed into place. A shard whose result file exists is done, so a rerun of the same work
+(the same digest) after a killed run picks up from the shards already written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pipeline import tables
+from pipeline.errors import PipelineError
+
+WORK_DIR = ".shards"
+
+
+def chunk_bounds(n: int, size: int) -> list[tuple[int, int]]:
+    """(start, stop) of consecutive chunks of `size` items (the last one shorter)."""
+    return [(start, min(start + size, n)) for start in range(0, n, size)]
+
+
+def work_folder(out_dir: Path, name: str, identity: str, keys: list[str], size: int) -> Path:
+    """The work folder of this work: named by what decides its results (the items' keys in
+    order, the shard size and `identity`: model and precision), so a rerun finds its shards."""
+    digest = hashlib.sha256(f"{identity}\x00{size}\x00".encode())
+    for key in keys:
+        digest.update(key.encode() + b"\x00")
+    return Path(out_dir) / WORK_DIR / f"{name}-{digest.hexdigest()[:16]}"
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One chunk of work: its inputs (`source`) and, once done, its result (`result`)."""
+
+    index: int
+    source: Path
+    result: Path
+    size: int
+
+    @property
+    def name(self) -> str:
+        return self.source.name
+
+    @property
+    def done(self) -> bool:
+        return self.result.exists()
+
+
+def write_text_shards(folder: Path, keys: list[str], texts: list[str], size: int) -> list[Shard]:
+    """Write (key, text) shards of `size` rows into `folder` (those not there yet)."""
+    shards = []
+    for index, (start, stop) in enumerate(chunk_bounds(len(texts), size)):
+        source = folder / f"texts-{index:05d}.parquet"
+        shard = Shard(index, source, folder / f"vectors-{index:05d}.parquet", stop - start)
+        if not source.exists():
+            table = pa.table(
+                {"key": pa.array(keys[start:stop], pa.string()),
+                 "text": pa.array(texts[start:stop], pa.string())}
+            )  # fmt: skip
+            tables.atomic_write(source, lambda tmp, t=table: pq.write_table(t, tmp))
+        shards.append(shard)
+    return shards
+
+
+def read_texts(path: Path) -> tuple[list[str], list[str]]:
+    table = pq.read_table(path)
+    return table.column("key").to_pylist(), table.column("text").to_pylist()
+
+
+def write_vectors(path: Path, keys: list[str], vectors: np.ndarray) -> None:
+    """A shard's result: (key, embedding) rows, float32, atomically."""
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    column = pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)), vectors.shape[1])
+    table = pa.table({"key": pa.array(keys, pa.string()), "embedding": column})
+    tables.atomic_write(Path(path), lambda tmp: pq.write_table(table, tmp))
+
+
+def read_vectors(shard: Shard, width: int) -> np.ndarray:
+    """A done shard's vectors, checked against its texts (same keys, same order, same width)."""
+    keys, _ = read_texts(shard.source)
+    try:
+        table = pq.read_table(shard.result)
+        flat = table.column("embedding").combine_chunks().flatten().to_numpy()
+        vectors = flat.reshape(table.num_rows, width)
+    except (pa.ArrowException, OSError, ValueError, KeyError) as exc:
+        raise PipelineError(f"{shard.result}: unreadable shard result ({exc})") from None
+    if table.column("key").to_pylist() != keys:
+        raise PipelineError(f"{shard.result}: shard result does not match {shard.name}")
+    return vectors.astype(np.float32, copy=False)
+
+
+def remove(folder: Path) -> None:
+    """The work folder, once its results are in the stage's output (and `.shards` if empty)."""
+    shutil.rmtree(folder, ignore_errors=True)
+    try:
+        folder.parent.rmdir()
+    except OSError:
+        pass

@@ -1,0 +1,262 @@
+"""`engine: ray`: the per-paper stages on a real local Ray instance (started by each stage on
+this machine's cores), the real model and real Parquet, against the local engine: the same
+embeddings, topics, coordinates and labels; a worker killed mid-stage; an unreachable cluster;
+a rerun resuming from the shards already written."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipeline import embed, schemas, tables
+from pipeline.config import EmbedConfig, EngineConfig
+from pipeline.engines.shards import (
+    WORK_DIR,
+    chunk_bounds,
+    read_texts,
+    read_vectors,
+    work_folder,
+    write_text_shards,
+    write_vectors,
+)
+from pipeline.errors import PipelineError
+from pipeline.ray_embed import FAULT_ENV, WORKER_ERROR, failed_shard, failure_message
+from tests.conftest import CORPORA, ROOT, load_tool, run_main, write_config
+
+BUNDLED = [str(ROOT / "data/raw/*.txt")]
+NO_CACHE = EmbedConfig(cache_dir=None, progress_bar=False)
+VENUES = ("iclr", "icml")
+SHARD = 20  # the 76 bundled papers in 4 shards
+
+
+@pytest.fixture(autouse=True)
+def _workers_import_this_checkout(monkeypatch):
+    """Ray's workers are new processes: they import the pipeline of this checkout."""
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    monkeypatch.delenv(FAULT_ENV, raising=False)
+
+
+def test_the_local_engine_never_imports_ray():
+    """`make all` does not need Ray: nothing on the local engine's way imports it."""
+    code = (
+        "import sys, pipeline.cli, pipeline.api, pipeline.embed, pipeline.cluster, pipeline.label\n"
+        "from pipeline.cluster import engine_placer\n"
+        "from pipeline.config import EngineConfig\n"
+        "engine_placer(EngineConfig())\n"
+        "print(sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.')))"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+def test_shards_are_fixed_chunks_written_once_and_named_by_their_work(tmp_path):
+    keys, texts = [f"k{i}" for i in range(5)], [f"text {i}" for i in range(5)]
+    assert chunk_bounds(5, 2) == [(0, 2), (2, 4), (4, 5)] and chunk_bounds(0, 2) == []
+    folder = work_folder(tmp_path, "embed", "model bf16", keys, 2)
+    assert folder == work_folder(tmp_path, "embed", "model bf16", keys, 2)
+    assert folder != work_folder(tmp_path, "embed", "model fp32", keys, 2)
+    assert folder != work_folder(tmp_path, "embed", "model bf16", keys[::-1], 2)
+    shards = write_text_shards(folder, keys, texts, 2)
+    assert [s.size for s in shards] == [2, 2, 1] and not any(s.done for s in shards)
+    assert read_texts(shards[2].source) == (["k4"], ["text 4"])
+    write_vectors(shards[0].result, keys[:2], np.eye(2, 3, dtype=np.float32))
+    assert shards[0].done and read_vectors(shards[0], 3).tolist() == [[1, 0, 0], [0, 1, 0]]
+    write_vectors(shards[1].result, ["x", "y"], np.eye(2, 3, dtype=np.float32))
+    with pytest.raises(PipelineError, match="does not match texts-00001.parquet"):
+        read_vectors(shards[1], 3)
+    before = shards[0].source.stat().st_mtime_ns
+    write_text_shards(folder, keys, texts, 2)  # a rerun: the shards written are kept
+    assert shards[0].source.stat().st_mtime_ns == before
+
+
+def test_a_failure_names_the_shard_tried_most_or_the_workers_own_problem(tmp_path):
+    shards = write_text_shards(tmp_path, ["a", "b", "c"], ["x", "y", "z"], 1)
+    write_vectors(shards[0].result, ["a"], np.ones((1, 2), np.float32))
+    Path(f"{shards[2].source}.attempts").write_text("host 1\nhost 2\n", encoding="utf-8")
+    Path(f"{shards[1].source}.attempts").write_text("host 3\n", encoding="utf-8")
+    assert failed_shard(shards) == shards[2]
+    died = RuntimeError("ActorDiedError: The actor died unexpectedly\n\tclass_name: ...")
+    message = failure_message(died, shards, 3)
+    assert message.startswith(f"embedding shard {shards[2].source} failed on Ray after 3 retries")
+    unreadable = RuntimeError(
+        f"UserCodeException\n  {WORKER_ERROR}node7 cannot read /d/t.parquet (x)\n"
+    )
+    assert failure_message(unreadable, shards, 3) == "node7 cannot read /d/t.parquet (x)"
+
+
+def _ingested(tmp_path: Path, inputs: list[str], name: str = "out") -> Path:
+    out = tmp_path / name
+    config = write_config(tmp_path / f"{name}.yaml", inputs, out)
+    assert run_main("ingest", "--config", str(config)).returncode == 0
+    return out
+
+
+def _vectors(path: Path) -> np.ndarray:
+    return tables.read_embeddings(path)[1]
+
+
+def _assert_same_vectors(ray_vectors: np.ndarray, local_vectors: np.ndarray) -> None:
+    assert ray_vectors.shape == local_vectors.shape
+    assert np.einsum("nd,nd->n", ray_vectors, local_vectors).min() >= 0.9999
+    np.testing.assert_array_equal(ray_vectors, local_vectors)  # the same chunks: identical
+
+
+@pytest.fixture(scope="module")
+def bundled_local(tmp_path_factory) -> tuple[Path, np.ndarray]:
+    """The bundled corpus ingested, and its embeddings by the local engine."""
+    work = tmp_path_factory.mktemp("ray-bundled")
+    out = _ingested(work, BUNDLED)
+    engine = EngineConfig(shard_papers=SHARD)
+    embed.run(NO_CACHE, out / "documents.parquet", out / "local.parquet", engine)
+    return out, _vectors(out / "local.parquet")
+
+
+def _fresh(bundled_local, tmp_path: Path) -> tuple[Path, np.ndarray]:
+    """An output folder of its own holding the bundled documents, and the local vectors."""
+    source, local = bundled_local
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "documents.parquet").write_bytes((source / "documents.parquet").read_bytes())
+    return out, local
+
+
+def _embed_on_ray(out: Path, target: str, **engine) -> None:
+    config = EngineConfig(kind="ray", shard_papers=SHARD, **engine)
+    embed.run(NO_CACHE, out / "documents.parquet", out / target, config)
+
+
+@pytest.mark.slow
+@pytest.mark.ray
+def test_unreachable_address_is_one_line_and_keeps_outputs(bundled_local, monkeypatch, tmp_path):
+    out, _ = _fresh(bundled_local, tmp_path)
+    previous = out / "embeddings.parquet"
+    previous.write_bytes((bundled_local[0] / "local.parquet").read_bytes())
+    before = previous.read_bytes()
+    settings = "engine: ray\nembed:\n  cache_dir: null"
+    config = write_config(tmp_path / "far.yaml", BUNDLED, out, settings)
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:9")  # discard port: nothing listens
+    result = run_main("embed", "--config", str(config))
+    assert result.returncode == 1
+    assert (
+        result.stderr.strip()
+        .splitlines()[-1]
+        .startswith("error: cannot reach the Ray cluster at 127.0.0.1:9")
+    ), result.stderr
+    assert "Traceback" not in result.stderr
+    assert previous.read_bytes() == before
+
+
+@pytest.mark.slow
+@pytest.mark.ray
+def test_one_ray_worker_gives_the_local_embeddings(bundled_local, tmp_path):
+    out, local = _fresh(bundled_local, tmp_path)
+    _embed_on_ray(out, "ray1.parquet", concurrency=1)
+    _assert_same_vectors(_vectors(out / "ray1.parquet"), local)
+    assert not (out / WORK_DIR).exists(), "the shards are removed once in the table"
+
+
+@pytest.mark.slow
+@pytest.mark.ray
+def test_a_worker_killed_once_is_retried_by_ray(bundled_local, monkeypatch, tmp_path):
+    """Two workers; the one that starts shard 2 dies (os._exit) and Ray restarts it."""
+    out, local = _fresh(bundled_local, tmp_path)
+    marker = tmp_path / "killed"
+    monkeypatch.setenv(FAULT_ENV, f"texts-00002.parquet:{marker}")
+    _embed_on_ray(out, "ray2.parquet", concurrency=2)
+    assert marker.exists(), "the worker was killed"
+    _assert_same_vectors(_vectors(out / "ray2.parquet"), local)
+
+
+@pytest.mark.slow
+@pytest.mark.ray
+def test_a_shard_failing_for_good_is_one_line_then_the_rerun_resumes(
+    bundled_local, monkeypatch, tmp_path, caplog
+):
+    """One worker, no retries: it dies on shard 2 and the stage stops naming the shard; the
+    rerun embeds only the shards not written yet."""
+    out, local = _fresh(bundled_local, tmp_path)
+    config = write_config(
+        tmp_path / "kill.yaml", BUNDLED, out,
+        f"engine:\n  kind: ray\n  concurrency: 1\n  shard_papers: {SHARD}\n  max_retries: 0\n"
+        "embed:\n  cache_dir: null\n  progress_bar: false",
+    )  # fmt: skip
+    target = out / "resumed.parquet"
+    monkeypatch.setenv(FAULT_ENV, "texts-00002.parquet:always")
+    failed = run_main("embed", "--config", str(config), "--embeddings", str(target))
+    assert failed.returncode == 1 and "Traceback" not in failed.stderr
+    last = failed.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: embedding shard ") and "texts-00002.parquet" in last, last
+    assert "after 0 retries" in last
+    assert not target.exists() and not list(out.glob("*.tmp"))
+    work = next((out / WORK_DIR).glob("embed-*"))
+    assert sorted(p.name for p in work.glob("vectors-*")) == [
+        "vectors-00000.parquet",
+        "vectors-00001.parquet",
+    ]  # fmt: skip  (one worker: the shards before the one that failed are written)
+    monkeypatch.delenv(FAULT_ENV)
+    caplog.set_level(logging.INFO, logger="pipeline")
+    resumed = run_main("embed", "--config", str(config), "--embeddings", str(target))
+    assert resumed.returncode == 0, resumed.stderr
+    assert "ray: 2 of 4 shards already embedded (resuming)" in caplog.messages
+    bench_ray = load_tool("bench_ray")  # reads these lines: they are the lines logged
+    assert bench_ray.ON_RAY.search(caplog.text).group(1, 2) == ("36", "2")
+    assert bench_ray.EMBEDDED.search(caplog.text)[1] == "76"
+    _assert_same_vectors(_vectors(target), local)
+
+
+def _real_slice(folder: Path, per_venue: int = 1000) -> Path:
+    """2,000 real papers: the first 1,000 of ICLR 2023 and of ICML 2023 (read from
+    ../shared/corpora by path, written to a temporary file)."""
+    parts = [pd.read_parquet(CORPORA / f"{v}2023.parquet").head(per_venue) for v in VENUES]
+    path = folder / "slice2000.parquet"
+    pd.concat(parts, ignore_index=True).to_parquet(path, index=False)
+    return path
+
+
+def _build(config: Path) -> None:
+    for stage in ("ingest", "embed", "cluster", "label"):
+        result = run_main(stage, "--config", str(config))
+        assert result.returncode == 0, f"{stage}: {result.stderr[-2000:]}"
+
+
+def _digest(frame: pd.DataFrame) -> str:
+    return hashlib.sha256(pd.util.hash_pandas_object(frame, index=False).values).hexdigest()
+
+
+@pytest.mark.slow
+@pytest.mark.ray
+@pytest.mark.skipif(not CORPORA.exists(), reason="../shared/corpora is not present")
+def test_2000_real_papers_same_results_on_ray_and_local_through_the_cli(tmp_path):
+    """ingest, embed, cluster (fitted on a 1,000-paper sample on the driver, the other 1,000
+    placed on Ray) and label through the CLI: every table the same on both engines."""
+    inputs = [str(_real_slice(tmp_path))]
+    settings = (
+        "embed:\n  cache_dir: null\n  progress_bar: false\n"
+        "cluster:\n  fit_max_papers: 1000\n  n_epochs: 200\nlabel:\n  representation: ctfidf\n"
+    )
+    outs = {}
+    for kind in ("local", "ray"):
+        outs[kind] = tmp_path / kind
+        engine = f"engine:\n  kind: {kind}\n  concurrency: 2\n  shard_papers: 256\n"
+        _build(write_config(tmp_path / f"{kind}.yaml", inputs, outs[kind], settings + engine))
+    local, ray = outs["local"], outs["ray"]
+    embeddings = [_vectors(o / "embeddings.parquet") for o in (ray, local)]
+    _assert_same_vectors(*embeddings)
+    clusters = [tables.read_table(o / "clusters.parquet", schemas.CLUSTERS) for o in (local, ray)]
+    assert (clusters[0]["placed"] == "assigned").sum() == 1000
+    pd.testing.assert_frame_equal(clusters[0], clusters[1])
+    topics = [tables.read_table(o / "topics.parquet", schemas.TOPICS) for o in (local, ray)]
+    columns = ["topic", "label", "size"]
+    assert _digest(topics[0][columns]) == _digest(topics[1][columns])
+    assert [list(t) for t in topics[0]["terms"]] == [list(t) for t in topics[1]["terms"]]
