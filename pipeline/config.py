@@ -286,6 +286,10 @@ def parse_config(data: object, source: str = "config") -> Config:
     return config
 
 
+# sections a config may give as one word (`engine: ray`), and the key that word sets
+SHORTHANDS = {"engine": "kind"}
+
+
 def apply_overrides(data: dict, overrides: list[str] | tuple[str, ...], source: str) -> dict:
     """`section.key=value` settings over a parsed config (values read as YAML: `7`, `true`,
     `[42, 43]`, `null`), for one run: `topicmap build --set render.title="My map"`."""
@@ -299,11 +303,16 @@ def apply_overrides(data: dict, overrides: list[str] | tuple[str, ...], source: 
         except yaml.YAMLError:
             value = text
         *sections, name = key.strip().split(".")
+        if not sections and name in SHORTHANDS and isinstance(value, str):
+            sections, name = [name], SHORTHANDS[name]  # `engine=ray`: the file's other keys kept
         target = data
         for section in sections:
-            if not isinstance(target.get(section, {}), dict):
+            current = target.get(section, {})
+            if target is data and section in SHORTHANDS and isinstance(current, str):
+                current = {SHORTHANDS[section]: current}  # `engine: ray` in the file
+            if not isinstance(current, dict):
                 raise ConfigError(f"{source}: override '{item}': '{section}' is not a section")
-            target[section] = dict(target.get(section) or {})
+            target[section] = dict(current or {})
             target = target[section]
         target[name] = value
     return data

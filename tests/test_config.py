@@ -283,6 +283,19 @@ def test_engine_shorthand_address_and_bad_kind(monkeypatch):
         parse_config({**base, "engine": {"workers": 2}})
 
 
+def test_overrides_reach_an_engine_given_in_one_word(tmp_path, monkeypatch):
+    """`engine: ray` in the file, then `--set engine.concurrency=4`; and `--set engine=ray`
+    over a file's engine section keeps the section's other keys."""
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump({**BASE, "engine": "ray"}), encoding="utf-8")
+    engine = load_config(path, ["engine.concurrency=4"]).engine
+    assert (engine.kind, engine.concurrency) == ("ray", 4)
+    path.write_text(yaml.safe_dump({**BASE, "engine": {"address": "head:6379"}}), encoding="utf-8")
+    engine = load_config(path, ["engine=ray"]).engine
+    assert (engine.kind, engine.address) == ("ray", "head:6379")
+
+
 def test_engine_defaults_are_the_local_engine_in_shards_of_512():
     engine = EngineConfig()
     assert (engine.kind, engine.address, engine.concurrency) == ("local", None, 2)
