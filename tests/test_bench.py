@@ -166,3 +166,23 @@ def test_ray_section_reports_both_engines_side_by_side_with_the_load():
     assert lines[1].startswith("  local engine           28.3 papers/s   embed 120.0 s")
     assert "the actors 110.0 s over 7 shards: 30.9/s" in lines[2]
     assert "0.96x" in lines[3] and "embeddings identical, topics DIFFERENT" in lines[3]
+
+
+@pytest.mark.slow
+def test_limit_section_runs_the_real_encoder_against_the_cpus_product_rate(tmp_path, capsys):
+    """`tools/bench.py --sections limit` on eight real abstracts: each precision the CPU has
+    natively, its product rate, papers/s and share of the limit, printed and written."""
+    source = (ROOT / "data/raw/iclr2025_abstracts.txt").read_text(encoding="utf-8")
+    (tmp_path / "eight.txt").write_text("\n\n".join(source.split("\n\n")[:9]), encoding="utf-8")
+    config = tmp_path / "c.yaml"
+    config.write_text(f"inputs: [{tmp_path / 'eight.txt'}]\noutput_dir: {tmp_path}/out\n")
+    figures = tmp_path / "bench.json"
+    bench.main(
+        ["--config", str(config), "--sections", "limit", "--runs", "1", "--json", str(figures)]
+    )
+    limit = json.loads(figures.read_text(encoding="utf-8"))["limit"]
+    assert limit["papers"] == 8 and limit["gflop_per_paper"] > 0
+    assert "fp32" in limit["precisions"]
+    for row in limit["precisions"].values():
+        assert row["gemm_gflops"] > 0 and 0 < row["share_of_limit"] < 1.5
+    assert "matrix product GFLOP/s" in capsys.readouterr().out

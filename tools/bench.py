@@ -10,6 +10,10 @@ Prints, for the config's corpus, measured side by side in one run:
           fit) run right after;
 - rerun:  adding 19 papers to the built corpus (only they are embedded), and a render-only
           setting change (only render runs).
+- limit (--sections limit): the CPU's matrix-product rate (GFLOP/s, fp32 and native bf16) at
+          MiniLM's shapes, MiniLM's FLOPs per paper at the corpus's token counts, and the
+          encoder's papers/s in each precision as a share of that limit, on at most
+          LIMIT_PAPERS of the corpus's texts, evenly spaced (tools/bench_limit.py).
 - ray (--sections ray): the embed stage on the local engine against Ray with 2 workers (a
           local instance), then cluster and label on both: papers/s, ratio, identical
           embeddings and topics, CPU flags (tools/bench_ray.py).
@@ -44,6 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script from the project: import its pipeline package
 sys.path.insert(0, str(ROOT / "tools"))  # and the bench sections beside this file
 
+import bench_limit  # noqa: E402  (beside this file)
 import bench_map  # noqa: E402  (beside this file)
 import bench_ray  # noqa: E402  (beside this file)
 import bench_sample  # noqa: E402  (beside this file)
@@ -55,6 +60,7 @@ from pipeline.text import embedding_texts  # noqa: E402
 
 STAGE_LINE = re.compile(r"stage (\w+): ([\d.]+) s wall, peak memory (\d+) MB")
 N_ADDED = 19
+LIMIT_PAPERS = 500  # the limit section's texts: enough for a stable rate, a minute a precision
 ADDED = ROOT / "data/raw/iclr2025_abstracts.txt"  # 19 ICLR 2025 abstracts
 SCALING_STAGES = ("cluster", "label", "metrics", "compare", "export", "render")
 
@@ -278,6 +284,8 @@ def report(results: dict) -> str:
         ]
     if "sample" in results:
         lines += bench_sample.report(results["sample"])
+    if "limit" in results:
+        lines += bench_limit.limit_lines(results["limit"])
     if "ray" in results:
         lines += bench_ray.report(results["ray"])
     if "scaling" in results:
@@ -293,7 +301,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--config", type=Path, default=ROOT / "configs/default.yaml")
     parser.add_argument("--runs", type=int, default=3, help="embedding runs (median reported)")
     parser.add_argument(
-        "--sections", default="embed,build", help="embed,build,sample,ray (comma list)"
+        "--sections", default="embed,build", help="embed,build,limit,sample,ray (comma list)"
     )
     parser.add_argument("--scaling", default="", help="paper counts, e.g. 10000,30000,100000")
     parser.add_argument("--map-sizes", default="", help="map papers, e.g. 100000,1000000")
@@ -320,6 +328,10 @@ def main(argv: list[str] | None = None) -> None:
         if "embed" in sections:
             results["embed"] = bench_embed(texts, args.config, args.runs)
             print(report({"embed": results["embed"]}), flush=True)
+        if "limit" in sections:
+            step = max(1, len(texts) // LIMIT_PAPERS)
+            results["limit"] = bench_limit.bench_limit(texts[::step][:LIMIT_PAPERS], args.runs)
+            print("\n".join(bench_limit.limit_lines(results["limit"])), flush=True)
         if "build" in sections or args.scaling:
             results["build"] = bench_build(args.config, documents, texts, work)
             print(report({"build": results["build"]}), flush=True)
