@@ -75,19 +75,25 @@ def test_report_prints_every_figure_side_by_side():
         assert line in text.splitlines(), line
 
 
-@pytest.mark.slow
-def test_embed_section_measures_the_real_encoder(tmp_path, capsys):
-    """`tools/bench.py --sections embed` on eight real abstracts: both encoders run, figures
-    printed and written as JSON."""
+def _one_section(tmp_path, section: str) -> dict:
+    """`tools/bench.py --sections <section> --runs 1` on eight real abstracts: its figures as
+    written to --json."""
     source = (ROOT / "data/raw/iclr2025_abstracts.txt").read_text(encoding="utf-8")
     (tmp_path / "eight.txt").write_text("\n\n".join(source.split("\n\n")[:9]), encoding="utf-8")
     config = tmp_path / "c.yaml"
     config.write_text(f"inputs: [{tmp_path / 'eight.txt'}]\noutput_dir: {tmp_path}/out\n")
     figures = tmp_path / "bench.json"
     bench.main(
-        ["--config", str(config), "--sections", "embed", "--runs", "1", "--json", str(figures)]
+        ["--config", str(config), "--sections", section, "--runs", "1", "--json", str(figures)]
     )
-    embed = json.loads(figures.read_text(encoding="utf-8"))["embed"]
+    return json.loads(figures.read_text(encoding="utf-8"))[section]
+
+
+@pytest.mark.slow
+def test_embed_section_measures_the_real_encoder(tmp_path, capsys):
+    """`tools/bench.py --sections embed` on eight real abstracts: both encoders run, figures
+    printed and written as JSON."""
+    embed = _one_section(tmp_path, "embed")
     assert embed["papers"] == 8 and embed["runs"] == 1
     assert embed["ours_per_s"] > 0 and embed["plain_fp32_per_s"] > 0
     assert embed["ratio"] == pytest.approx(embed["ours_per_s"] / embed["plain_fp32_per_s"])
@@ -172,15 +178,7 @@ def test_ray_section_reports_both_engines_side_by_side_with_the_load():
 def test_limit_section_runs_the_real_encoder_against_the_cpus_product_rate(tmp_path, capsys):
     """`tools/bench.py --sections limit` on eight real abstracts: each precision the CPU has
     natively, its product rate, papers/s and share of the limit, printed and written."""
-    source = (ROOT / "data/raw/iclr2025_abstracts.txt").read_text(encoding="utf-8")
-    (tmp_path / "eight.txt").write_text("\n\n".join(source.split("\n\n")[:9]), encoding="utf-8")
-    config = tmp_path / "c.yaml"
-    config.write_text(f"inputs: [{tmp_path / 'eight.txt'}]\noutput_dir: {tmp_path}/out\n")
-    figures = tmp_path / "bench.json"
-    bench.main(
-        ["--config", str(config), "--sections", "limit", "--runs", "1", "--json", str(figures)]
-    )
-    limit = json.loads(figures.read_text(encoding="utf-8"))["limit"]
+    limit = _one_section(tmp_path, "limit")
     assert limit["papers"] == 8 and limit["gflop_per_paper"] > 0
     assert "fp32" in limit["precisions"]
     for row in limit["precisions"].values():
