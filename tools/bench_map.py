@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from bench_limit import cpu_flags  # beside this file
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = ROOT.parent / "shared" / "corpora"
@@ -290,18 +291,15 @@ def bench_map(sizes: list[int], unique: bool = True) -> list[dict]:
 
 
 def cpu_line() -> str:
-    """The CPU the figures come from: its model name and flags that matter to speed."""
+    """The CPU the figures come from: its model name, cores and the flags that matter to
+    speed (bench_limit.cpu_flags, as the other sections print them)."""
     try:
-        info = open("/proc/cpuinfo", encoding="utf-8").read()
+        info = Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines()
     except OSError:
-        return "CPU unknown"
-    name = next(
-        (ln.split(":", 1)[1].strip() for ln in info.splitlines() if ln.startswith("model name")),
-        "?",
-    )
-    flags = set(info.split())
-    wanted = ("avx2", "avx512f", "avx512_vnni", "avx512_bf16", "amx_bf16")
-    return f"CPU {name}, {os.cpu_count()} cores, flags {' '.join(f for f in wanted if f in flags)}"
+        info = []
+    name = next((ln.split(":", 1)[1].strip() for ln in info if ln.startswith("model name")), "?")
+    flags = " ".join(cpu_flags()) or "none listed"
+    return f"CPU {name}, {os.cpu_count()} cores, flags {flags}"
 
 
 def report(rows: list[dict]) -> str:
