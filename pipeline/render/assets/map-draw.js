@@ -275,11 +275,6 @@
     const PLOT_CONFIG = { displaylogo: false, responsive: true, scrollZoom: true,
       modeBarButtonsToRemove: ["select2d", "lasso2d", "toImage"] };
 
-    /** Place the labels again for the panels as drawn now, or over the ranges a drag shows. */
-    function relabel(ranges) {
-      labels.place(ranges);
-      return Promise.resolve();
-    }
 
     // The rings around the paper shown and its similar papers: an SVG laid over the plot, so
     // opening a paper moves a few circles instead of drawing every point again.
@@ -290,19 +285,16 @@
 
     /** Ring the paper shown and its neighbours where they are now, or over a drag's ranges. */
     function placeRings(ranges) {
-      const full = gd._fullLayout;
       rings.replaceChildren();
-      if (!full || state.selected === null) return;
-      Object.assign(rings.style, { left: gd.offsetLeft + "px", top: gd.offsetTop + "px",
-        width: gd.clientWidth + "px", height: gd.clientHeight + "px" });
+      if (!gd._fullLayout || state.selected === null) return;
+      TopicMap.cover(gd, rings);
       const size = DATA.point_size + (state.active !== null ? 2 : 0);
       const domains = panelDomains();
       panels().forEach((panel, k) => {
         const box = { ...panelBox(k, domains[k]), ...(ranges || {}) };
         for (const i of [state.selected, ...state.neighbours]) {
           if (panel.venue !== null && D.venue[i] !== panel.venue) continue;
-          const px = ((D.x[i] - box.xr[0]) / (box.xr[1] - box.xr[0])) * box.w;
-          const py = ((box.yr[1] - D.y[i]) / (box.yr[1] - box.yr[0])) * box.h;
+          const [px, py] = TopicMap.toPixel(box, D.x[i], D.y[i]);
           if (px < 0 || px > box.w || py < 0 || py > box.h) continue;
           const ring = document.createElementNS(SVG, "circle");
           const main = i === state.selected;
@@ -317,7 +309,10 @@
     }
 
     function draw() {
-      return Plotly.react(gd, buildTraces(), buildLayout(), PLOT_CONFIG).then(relabel).then(placeRings);
+      return Plotly.react(gd, buildTraces(), buildLayout(), PLOT_CONFIG).then(() => {
+        labels.place(); // plotly resolves with gd: no drag ranges to pass on
+        placeRings();
+      });
     }
 
     /** The paper under an event's point (plotly_hover, plotly_click), or undefined. */
@@ -340,6 +335,8 @@
       return Object.keys(change).length ? Plotly.relayout(gd, change) : Promise.resolve();
     }
 
-    return { draw, relabel, placeRings, paperAt, paperColour, reveal, drawn, points: POINTS };
+    // relabel(ranges?): the labels again for the panels as drawn now, or over a drag's ranges
+    return { draw, relabel: labels.place, placeRings, paperAt, paperColour, reveal, drawn,
+      points: POINTS };
   };
 })();

@@ -11,6 +11,16 @@
 
   const TopicMap = (window.TopicMap = window.TopicMap || {});
 
+  /** (x, y) in data units -> [px, py] in a panel box's pixels (see TopicMap.labels). */
+  TopicMap.toPixel = (box, x, y) => [
+    ((x - box.xr[0]) / (box.xr[1] - box.xr[0])) * box.w,
+    ((box.yr[1] - y) / (box.yr[1] - box.yr[0])) * box.h,
+  ];
+
+  /** Lay an overlay (labels, rings) exactly over the plot gd. */
+  TopicMap.cover = (gd, node) => Object.assign(node.style, { left: gd.offsetLeft + "px",
+    top: gd.offsetTop + "px", width: gd.clientWidth + "px", height: gd.clientHeight + "px" });
+
   /** Where a label fits at pixel (px, py) in the box without covering one placed: or null. */
   function spotFor(px, py, width, height, box, placed) {
     for (const yshift of [0, height, -height]) {
@@ -53,8 +63,7 @@
       const placed = [];
       const out = [];
       for (const item of items) {
-        const px = ((item.x - box.xr[0]) / (box.xr[1] - box.xr[0])) * box.w;
-        const py = ((box.yr[1] - item.y) / (box.yr[1] - box.yr[0])) * box.h;
+        const [px, py] = TopicMap.toPixel(box, item.x, item.y);
         if (px < 0 || px > box.w || py < 0 || py > box.h) continue;
         const spot = spotFor(px, py, item.label.length * charWidth + 8, fontSize + 6, box, placed);
         if (spot === null) continue;
@@ -68,8 +77,7 @@
     function place(ranges) {
       const kind = level();
       const spans = [];
-      Object.assign(layer.style, { left: gd.offsetLeft + "px", top: gd.offsetTop + "px",
-        width: gd.clientWidth + "px", height: gd.clientHeight + "px" });
+      TopicMap.cover(gd, layer);
       if (kind !== null) {
         for (const shown of panels()) {
           const box = { ...shown, ...(ranges || {}) };
