@@ -106,7 +106,8 @@ class ClusterConfig(_Section):
         "it may leave a topic slightly above); 1.0: never.",
     )
     n_epochs: Annotated[int, Field(ge=10)] | Auto = Field(
-        "auto", description="UMAP epochs before HDBSCAN (auto: 1500 up to 10,000 papers)."
+        "auto",
+        description="UMAP epochs before HDBSCAN (auto: 200 from 1,000 papers, UMAP's own below).",
     )
     fit_max_papers: int = Field(
         50_000,

@@ -45,7 +45,6 @@ def seed_agreement(assignments: dict[int, np.ndarray]) -> dict:
 
 
 def seed_runs(
-    texts: list[str],
     vectors: np.ndarray,
     config: ClusterConfig,
     seeds: list[int],
@@ -58,7 +57,7 @@ def seed_runs(
         if seed not in runs:
             log.info("stability: clustering with random_state=%d", seed)
             runs[seed], *_ = assign_topics(
-                texts, vectors, config.model_copy(update={"random_state": seed})
+                vectors, config.model_copy(update={"random_state": seed})
             )
     return {seed: runs[seed] for seed in seeds}
 
@@ -137,8 +136,7 @@ def run_stability(
         raise PipelineError("clusters do not match documents: rerun the cluster stage")
     fitted = (assigned["placed"] == "fit").to_numpy()  # the papers the topic model was fitted on
     known = {cluster_config.random_state: assigned["topic"].to_numpy()[fitted]}
-    texts = embedding_texts(papers[fitted])
-    runs = seed_runs(texts, vectors[fitted], cluster_config, config.seeds, known)
+    runs = seed_runs(vectors[fitted], cluster_config, config.seeds, known)
     figures = seed_agreement(runs)
     tables.write_json(figures, stability)
     log.info(

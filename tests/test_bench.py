@@ -67,7 +67,8 @@ def test_report_prints_every_figure_side_by_side():
         "  plain ST fp32       4.3 papers/s",
         "  ratio              2.00x   min cosine to fp32 0.99997",
         "  embed       40.0 s   40%   peak   900 MB",
-        "  total      100.0 s   (peak memory 900 MB; load 0.5-1.9 from its start to BERTopic's end)",
+        "  total      100.0 s   (peak memory 900 MB; load 0.5-1.9 from its start to "
+        "BERTopic's end)",
         "BERTopic defaults, abstracts -> topics: 150.0 s (model + embedding 110.0 s, fit 32.0 s) "
         "-> ours is 1.50x faster",
         "cluster + label 40.0 s against BERTopic's fit 32.0 s (1.25x its time)",

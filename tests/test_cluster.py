@@ -98,8 +98,9 @@ def test_auto_min_cluster_size_scales_with_corpus():
     assert resolve_params(3401, config).min_samples == 8
     assert resolve_params(76, config).n_neighbors == 15
     assert resolve_params(3401, config).n_neighbors == 30
-    assert umap_epochs(3401, config) == 1500 and umap_epochs(50_000, config) is None
-    assert umap_epochs(3401, ClusterConfig(n_epochs=200)) == 200
+    assert umap_epochs(3401, config) == 200 and umap_epochs(50_000, config) == 200
+    assert umap_epochs(999, config) is None  # UMAP's own choice in small corpora
+    assert umap_epochs(3401, ClusterConfig(n_epochs=1500)) == 1500
     sizes = [resolve_params(n, config).min_cluster_size for n in range(2, 20001, 37)]
     assert sizes == sorted(sizes), "min_cluster_size must not shrink as the corpus grows"
     assert sizes[-1] > sizes[0]
@@ -310,9 +311,13 @@ def _groups(sizes, near: dict[int, int] | None = None) -> np.ndarray:
 
 
 def _hdbscan_says(monkeypatch, raw, knn=None) -> None:
-    """HDBSCAN's topics (and UMAP's neighbour table), as hdbscan_topics would return them."""
-    found = (np.asarray(raw, dtype=np.int32), knn)
-    monkeypatch.setattr(cluster_fit, "hdbscan_topics", lambda texts, vectors, config: found)
+    """HDBSCAN's topics, as hdbscan_topics would return them (and, given `knn`, the fit's
+    neighbour graph)."""
+    found = np.asarray(raw, dtype=np.int32)
+    monkeypatch.setattr(cluster_fit, "hdbscan_topics", lambda vectors, config, graph: found)
+    if knn is not None:
+        graph = cluster_fit.Graph(knn, np.zeros(knn.shape, dtype=np.float32))
+        monkeypatch.setattr(cluster_fit, "graph_for", lambda vectors, config: graph)
 
 
 def _sizes(topics: np.ndarray) -> list[int]:
@@ -335,7 +340,7 @@ def test_topics_are_split_above_the_share_and_ten_times_the_smallest(
     vectors = _groups([30, 30, 25, 25, 52, 8, 30], near={5: 4})
     _hdbscan_says(monkeypatch, np.repeat([0, 0, 1, 1, 2, 2, 3], [30, 30, 25, 25, 52, 8, 30]))
     config = ClusterConfig(min_cluster_size=min_cluster_size, max_topic_share=share)
-    topics, raw_outlier, _ = assign_topics([""] * 200, vectors, config)
+    topics, raw_outlier, _ = assign_topics(vectors, config)
     assert _sizes(topics) == sizes and not raw_outlier.any()
 
 
@@ -354,14 +359,14 @@ def test_neighbourhood_vote_takes_fewer_voters_than_the_smallest_topic_and_needs
         cluster_fit, "smooth_topics", lambda topics, nb: seen.append(nb.shape) or vote(topics, nb)
     )
     config = ClusterConfig(min_cluster_size=min_cluster_size, max_topic_share=1.0)
-    topics, *_ = assign_topics([""] * 24, vectors, config)
+    topics, *_ = assign_topics(vectors, config)
     assert seen == [(24, voters or 0)]  # no voter, no vote
     assert _sizes(topics) == [12, 12]
 
 
-def test_vote_reuses_umaps_neighbour_table_when_it_has_one(monkeypatch):
-    """From 4,096 papers UMAP keeps its neighbour table (each paper first among its own):
-    the vote reuses it instead of searching again."""
+def test_vote_reuses_the_fits_neighbour_graph(monkeypatch):
+    """The vote reuses the fit's neighbour graph (each paper first among its own) instead of
+    searching again, where it is wide enough."""
     vectors = _groups([12, 12])
     rng = np.random.default_rng(0)
     knn = np.array([[i, *rng.permutation([j for j in range(24) if j != i])[:8]] for i in range(24)])
@@ -370,25 +375,25 @@ def test_vote_reuses_umaps_neighbour_table_when_it_has_one(monkeypatch):
     monkeypatch.setattr(cluster_fit, "smooth_topics", lambda topics, nb: seen.append(nb) or topics)
 
     def no_search(*args, **kwargs):
-        raise AssertionError("searched again although UMAP's table was there")
+        raise AssertionError("searched again although the fit's graph was there")
 
     monkeypatch.setattr(cluster_fit, "nearest_neighbours", no_search)
     config = ClusterConfig(min_cluster_size=5, max_topic_share=1.0)
-    assign_topics([""] * 24, vectors, config)
+    assign_topics(vectors, config)
     np.testing.assert_array_equal(seen[0], knn[:, 1:5])  # 4 voters, the paper itself left out
-    # a table no wider than the voters needed (or none, below 4,096 papers): exact search
+    # a graph no wider than the voters needed: exact search
     _hdbscan_says(monkeypatch, [0] * 12 + [1] * 12, knn[:, :4])
     with pytest.raises(AssertionError, match="searched again"):
-        assign_topics([""] * 24, vectors, config)
+        assign_topics(vectors, config)
 
 
 def test_max_topics_merges_the_most_similar_topics(monkeypatch):
     vectors = _groups([20, 16, 12, 10], near={1: 0, 3: 2})  # topics 0 and 1 alike, 2 and 3
     raw = np.repeat([0, 1, 2, 3], [20, 16, 12, 10])
     _hdbscan_says(monkeypatch, raw)
-    topics, *_ = assign_topics([""] * 58, vectors, ClusterConfig(max_topic_share=1.0))
+    topics, *_ = assign_topics(vectors, ClusterConfig(max_topic_share=1.0))
     assert _sizes(topics) == [20, 16, 12, 10]
-    merged, *_ = assign_topics([""] * 58, vectors, ClusterConfig(max_topics=2, max_topic_share=1.0))
+    merged, *_ = assign_topics(vectors, ClusterConfig(max_topics=2, max_topic_share=1.0))
     assert merged.tolist() == [0] * 36 + [1] * 22  # numbered by size, largest first
 
 

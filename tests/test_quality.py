@@ -56,7 +56,7 @@ def test_stability_reports_agreement_between_seeds():
 def test_seed_runs_reuse_the_build_and_rerun_the_other_seeds():
     vectors = np.eye(5, 8, dtype=np.float32)  # under 8 papers: one topic, no UMAP needed
     known = {42: np.array([7, 7, 7, 7, 7])}
-    runs = seed_runs(["a"] * 5, vectors, ClusterConfig(), [42, 43], known)
+    runs = seed_runs(vectors, ClusterConfig(), [42, 43], known)
     assert list(runs) == [42, 43]
     assert runs[42].tolist() == [7] * 5 and runs[43].tolist() == [0] * 5
 

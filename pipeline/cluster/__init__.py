@@ -27,7 +27,6 @@ from pipeline.cluster.place import own_similarity, place_in_chunks
 from pipeline.cluster.sample import stratified_sample
 from pipeline.config import ClusterConfig, EngineConfig
 from pipeline.errors import PipelineError
-from pipeline.text import embedding_texts
 
 log = logging.getLogger("pipeline.cluster")
 
@@ -95,7 +94,7 @@ def fit_model(
         log.info("fitting on a sample of %d of %d papers", len(rows), len(documents))
     fitted_docs = documents.iloc[rows]
     settings = sample_settings(config, len(rows), len(documents))
-    result = fit_topics(embedding_texts(fitted_docs), vectors[rows], settings)
+    result = fit_topics(vectors[rows], settings)
     fitted = _frame(fitted_docs["doc_id"], result.topics, result.coords, result.raw_outlier,
                     "fit", np.zeros(len(rows)))  # fmt: skip
     with_weights = fitted.assign(weight=result.weights)
