@@ -430,14 +430,20 @@ def test_run_refuses_embeddings_of_other_documents(tmp_path):
     assert tables.read_table(out, schemas.CLUSTERS)["topic"].tolist() == [0]
 
 
-@pytest.mark.slow  # UMAP's approximate neighbour search on 4,096 papers: about 25 s
-def test_umap_keeps_its_neighbour_table_from_4096_papers():
-    """hdbscan_topics hands the vote UMAP's own neighbour table (each paper listed first
-    among its neighbours) from 4,096 papers on; below that UMAP keeps none."""
-    vectors = _groups([1024] * 4)
-    config = ClusterConfig(n_epochs=10, n_neighbors=5, n_components=2, min_cluster_size=50)
-    texts = ["graph words"] * 4096
-    topics, knn = cluster_fit.hdbscan_topics(texts, vectors, config)
-    assert knn.shape == (4096, 5) and (knn[:, 0] == np.arange(4096)).all()
+@pytest.mark.slow  # a small UMAP fit (numba compiled once per process)
+def test_one_neighbour_graph_lists_each_paper_first_then_its_exact_neighbours():
+    """The fit's graph (both UMAP fits and the vote use it): each paper first at distance 0,
+    then its nearest papers by cosine, as the exact search finds them; HDBSCAN on the UMAP
+    made from it finds the groups."""
+    vectors = _groups([60] * 4)
+    config = ClusterConfig(n_epochs=50, n_neighbors=10, n_components=2, min_cluster_size=20)
+    graph = cluster_fit.graph_for(vectors, config)
+    # wide enough for UMAP's 10 neighbours and the vote's 15 (and the paper itself)
+    assert graph.indices.shape == (240, 16) and (graph.indices[:, 0] == np.arange(240)).all()
+    assert (graph.distances[:, 0] == 0).all()
+    exact, similarity = cluster_fit.nearest_neighbours(vectors, 15)
+    np.testing.assert_array_equal(graph.indices[:, 1:], exact)
+    np.testing.assert_allclose(graph.distances[:, 1:], 1 - similarity, atol=1e-6)
+    topics = cluster_fit.hdbscan_topics(vectors, config, graph)
     assert len(set(topics.tolist()) - {-1}) == 4
-    assert cluster_fit.hdbscan_topics(texts[:4095], vectors[:4095], config)[1] is None
+    assert graph.indices[0, 0] == 0  # UMAP was handed copies: the graph is unchanged
