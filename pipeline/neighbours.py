@@ -1,13 +1,12 @@
-"""Nearest neighbours by cosine similarity: the map's similar papers and the cluster stage's
-neighbourhood vote.
+"""Nearest neighbours by cosine similarity: the map's similar papers and the cluster fit's one
+neighbour graph (both UMAP fits and the neighbourhood vote).
 
-Exact search, a block of rows at a time, where it is used at small sizes (the vote below 4,096
-papers, where UMAP keeps no neighbour table; the map's similar papers up to EXACT_MAX papers): a
-blocked matrix product is fast there, and exact ties are broken reproducibly (to the lower
-index). Its cost grows with the square of the papers (n x n x 384 multiply-adds: about 40 s at
-100,000 papers on two cores, over an hour at 1,000,000), so above EXACT_MAX the map's
-neighbours come from pynndescent's approximate graph (seeded, one thread: the same for the same
-vectors), with the similarities computed exactly for the pairs it finds.
+Exact search, a block of rows at a time, up to EXACT_MAX papers: a blocked matrix product is
+fast there, and exact ties are broken reproducibly (to the lower index). Its cost grows with
+the square of the papers (n x n x 384 multiply-adds: about 40 s at 100,000 papers on two
+cores, over an hour at 1,000,000), so above EXACT_MAX the neighbours come from pynndescent's
+approximate graph (seeded, one thread: the same for the same vectors), with the similarities
+computed exactly for the pairs it finds.
 """
 
 from __future__ import annotations
