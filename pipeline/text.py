@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from functools import cache
+from functools import cache, lru_cache
 
 import pandas as pd
 import regex  # Unicode scripts and set operations (\p{Han}, [\p{L}--\p{Han}]), which re lacks
@@ -199,6 +199,7 @@ def phrase_terms(text: str, max_ngram: int, banned: frozenset[str] | set[str]) -
     text = clean_for_terms(text).lower()
     japanese = bool(regex.search(r"[\p{Hiragana}\p{Katakana}]", text))
     generic = GENERIC | OTHER_GENERIC
+    join = " ".join if text.isascii() else _join  # no CJK word to join without a space
     for segment in _PHRASE_BREAK.split(text):
         run: list[str] = []
         for word in [*words_of(segment, japanese), None]:  # None ends the last run
@@ -208,16 +209,26 @@ def phrase_terms(text: str, max_ngram: int, banned: frozenset[str] | set[str]) -
             for n in range(1, max_ngram + 1):
                 for i in range(len(run) - n + 1):
                     if not generic.issuperset(run[i : i + n]):
-                        terms.append(_join(run[i : i + n]))
+                        terms.append(join(run[i : i + n]))
             run = []
     return terms
 
 
-def term_analyzer(max_ngram: int = MAX_NGRAM) -> Callable[[str], list[str]]:
+# Texts whose terms are kept: the label stage reads each paper's terms four times (c-TF-IDF's
+# representative papers twice, the common terms, the themes), most of its time before. A
+# bound, as a million papers' terms would not fit in memory (about 10 KB a paper).
+REMEMBERED_TEXTS = 16_384
+
+
+@lru_cache(maxsize=REMEMBERED_TEXTS)
+def _remembered_terms(text: str, max_ngram: int) -> tuple[str, ...]:
+    return tuple(phrase_terms(text, max_ngram, banned_words()))
+
+
+def term_analyzer(max_ngram: int = MAX_NGRAM) -> Callable[[str], tuple[str, ...]]:
     """The term tokeniser: text -> its terms of up to `max_ngram` words, in order.
 
     A paper uses a term of n <= max_ngram words whatever max_ngram is, so scores that ask
     whether papers use given terms (NPMI) may count with the default.
     """
-    banned = banned_words()
-    return lambda text: phrase_terms(text, max_ngram, banned)
+    return lambda text: _remembered_terms(text, max_ngram)
