@@ -67,7 +67,9 @@ ifneq ($(filter-out help clean-all venv test test-fast coverage mutate lint lock
 include $(CONFIG_MK) $(DEPS_MK)
 endif
 
-$(CONFIG_MK): $(CONFIG) pipeline/config.py pipeline/commands.py pipeline/cli.py | $(VENV_DONE)
+# A new measurement of the embedding modes (`make bench --sections modes`) may change the
+# precision `embed.precision: auto` stands for: the stamps are written again.
+$(CONFIG_MK): $(CONFIG) pipeline/config.py pipeline/commands.py pipeline/cli.py pipeline/encoder.py $(wildcard $(EMBED_MODES)) | $(VENV_DONE)
 	@mkdir -p $(@D)
 	$(PY) -m pipeline makevars --config $(CONFIG) --out $@
 

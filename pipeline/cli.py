@@ -19,6 +19,7 @@ from pathlib import Path
 from pipeline import progress
 from pipeline.commands import COMMANDS, FILES, run_command, write_stamps
 from pipeline.config import Config, load_config
+from pipeline.encoder import modes_path
 from pipeline.errors import PipelineError
 
 DEFAULT_CONFIG = Path("configs/default.yaml")
@@ -26,7 +27,8 @@ log = logging.getLogger("pipeline")
 
 
 def make_vars(config: Config) -> str:
-    """Make variables for this config: the output folder and the input files to depend on."""
+    """Make variables for this config: the output folder, the input files to depend on, and
+    the bench's measured embedding modes (`auto`'s precision, in the embed stamp)."""
     for path in config.inputs:
         if " " in path:
             raise PipelineError(f"input path '{path}' contains a space, which Make cannot track")
@@ -36,6 +38,7 @@ def make_vars(config: Config) -> str:
         f"OUT := {config.output_dir.rstrip('/') or '.'}\n"
         f"INPUT_FILES := {' '.join(literal)}\n"
         f"INPUT_GLOBS := {' '.join(patterns)}\n"
+        f"EMBED_MODES := {str(modes_path(config.embed) or '').replace(' ', '?')}\n"
     )
 
 

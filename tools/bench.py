@@ -14,6 +14,10 @@ Prints, for the config's corpus, measured side by side in one run:
           MiniLM's shapes, MiniLM's FLOPs per paper at the corpus's token counts, and the
           encoder's papers/s in each precision as a share of that limit, on at most
           LIMIT_PAPERS of the corpus's texts, evenly spaced (tools/bench_limit.py).
+- modes (--sections modes): each embedding precision this CPU runs (fp32, native bf16, int8):
+          papers/s, cosine, topics' ARI, NPMI and diversity against fp32, and the fastest
+          faithful one recorded as what `embed.precision: auto` takes here
+          (tools/bench_modes.py).
 - ray (--sections ray): the embed stage on the local engine against Ray with 2 workers (a
           local instance), then cluster and label on both: papers/s, ratio, identical
           embeddings and topics, CPU flags (tools/bench_ray.py).
@@ -51,6 +55,7 @@ sys.path.insert(0, str(ROOT / "tools"))  # and the bench sections beside this fi
 
 import bench_limit  # noqa: E402  (beside this file)
 import bench_map  # noqa: E402  (beside this file)
+import bench_modes  # noqa: E402  (beside this file)
 import bench_ray  # noqa: E402  (beside this file)
 import bench_sample  # noqa: E402  (beside this file)
 
@@ -308,6 +313,8 @@ def report(results: dict) -> str:
         lines += bench_sample.report(results["sample"])
     if "limit" in results:
         lines += bench_limit.limit_lines(results["limit"])
+    if "modes" in results:
+        lines += bench_modes.report(results["modes"])
     if "ray" in results:
         lines += bench_ray.report(results["ray"])
     if "scaling" in results:
@@ -323,7 +330,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--config", type=Path, default=ROOT / "configs/default.yaml")
     parser.add_argument("--runs", type=int, default=3, help="embedding runs (median reported)")
     parser.add_argument(
-        "--sections", default="embed,build", help="embed,build,limit,sample,ray (comma list)"
+        "--sections", default="embed,build", help="embed,build,limit,modes,sample,ray (comma list)"
     )
     parser.add_argument("--scaling", default="", help="paper counts, e.g. 10000,30000,100000")
     parser.add_argument("--map-sizes", default="", help="map papers, e.g. 100000,1000000")
@@ -360,6 +367,11 @@ def main(argv: list[str] | None = None) -> None:
         if args.scaling:
             sizes = [int(s) for s in args.scaling.split(",")]
             results["scaling"] = bench_scaling(work / "full.yaml", work, sizes)
+        if "modes" in sections:
+            results["modes"] = bench_modes.bench_modes(args.config, work)
+            written = encoders.modes_path(load_config(args.config).embed)
+            bench_modes.record(results["modes"], written)
+            print("\n".join(bench_modes.report(results["modes"], written)), flush=True)
         if "ray" in sections:
             results["ray"] = bench_ray.bench_ray(args.config, work, args.runs)
             print("\n".join(bench_ray.report(results["ray"])), flush=True)

@@ -12,20 +12,10 @@ from __future__ import annotations
 import os
 import statistics
 import time
-from pathlib import Path
 
 import numpy as np
 
-CPU_FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx512_bf16", "amx_bf16", "amx_int8")
-
-
-def cpu_flags() -> list[str]:
-    """The flags of `CPU_FLAGS` this CPU advertises (Linux /proc/cpuinfo)."""
-    try:
-        flags = set(Path("/proc/cpuinfo").read_text(encoding="utf-8").split())
-    except OSError:
-        return []
-    return [f for f in CPU_FLAGS if f in flags]
+from pipeline.encoder import cpu_flags  # the CPU flags every bench section prints
 
 
 def flops_per_paper(tokens: int, layers: int, hidden: int, intermediate: int) -> float:
