@@ -11,6 +11,10 @@ SHELL := /bin/bash
 
 CONFIG ?= configs/default.yaml
 PYTHON ?= python3
+# Stages that do not wait for each other (metrics, compare, export; render, csv) run side by
+# side, one per core; JOBS=1 runs one at a time (less memory at once on very large corpora).
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+MAKEFLAGS += --jobs=$(JOBS)
 VENV := .venv
 PY := $(VENV)/bin/python
 VENV_DONE := $(VENV)/.installed

@@ -99,11 +99,17 @@ def bundled_config(path: Path, bundled: Path, output_dir: Path, extra: str = "")
     return write_config(path, inputs, output_dir, f"{cache}\n{extra}")
 
 
+# A Make started by a test is a user's own, not a sub-make of `make test`: without the outer
+# Make's job-server flags (which it could not use, and would warn about).
+MAKE_ENV = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+
+
 def run_make(*args: str, timeout: int = 900) -> subprocess.CompletedProcess:
     """Run the project's Makefile as a user does (under `make test` the venv already exists)."""
     return subprocess.run(
         ["make", "--no-print-directory", *args],
         cwd=ROOT,
+        env=MAKE_ENV,
         capture_output=True,
         text=True,
         timeout=timeout,

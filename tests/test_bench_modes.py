@@ -63,7 +63,7 @@ def test_the_modes_file_keeps_other_cpus_and_auto_reads_this_ones(tmp_path, monk
     assert known["this CPU"]["choice"] == "bf16"
     config = Config(inputs=["x.txt"], embed={"cache_dir": str(path.parent)})
     assert encoders.resolve_precision(config.embed) == "bf16"
-    lines = modes.report(result, path)
+    lines = modes.report(result)
     assert "auto chooses bf16 on this CPU" in lines[-1] and "fp32 |     30.0 |" in lines[2]
 
 

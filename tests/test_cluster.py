@@ -98,7 +98,8 @@ def test_auto_min_cluster_size_scales_with_corpus():
     assert resolve_params(3401, config).min_samples == 8
     assert resolve_params(76, config).n_neighbors == 15
     assert resolve_params(3401, config).n_neighbors == 30
-    assert umap_epochs(3401, config) == 200 and umap_epochs(50_000, config) == 200
+    assert umap_epochs(3401, config) == 400 and umap_epochs(4999, config) == 400
+    assert umap_epochs(5000, config) == 200 and umap_epochs(50_000, config) == 200
     assert umap_epochs(999, config) is None  # UMAP's own choice in small corpora
     assert umap_epochs(3401, ClusterConfig(n_epochs=1500)) == 1500
     sizes = [resolve_params(n, config).min_cluster_size for n in range(2, 20001, 37)]

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from conftest import ROOT, bundled_config, page_text, run_make
+from conftest import MAKE_ENV, ROOT, bundled_config, page_text, run_make
 
 from pipeline import schemas, tables
 from pipeline.config import ClusterConfig
@@ -34,6 +34,7 @@ def _make_killed_at(stage: str, config: Path, timeout: float = 600) -> None:
     proc = subprocess.Popen(
         ["make", "--no-print-directory", "all", f"CONFIG={config}"],
         cwd=ROOT,
+        env=MAKE_ENV,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,  # universal newlines: a progress bar's "\r" ends a line too
@@ -113,7 +114,7 @@ HOOKS = ROOT / "tests" / "hooks"  # its sitecustomize pauses a write half-way (s
 
 def _pausing_env(tmp_path: Path, name: str) -> tuple[dict, Path]:
     marker = tmp_path / "paused"
-    env = dict(os.environ, PYTHONPATH=f"{HOOKS}{os.pathsep}{ROOT}")
+    env = dict(MAKE_ENV, PYTHONPATH=f"{HOOKS}{os.pathsep}{ROOT}")
     env.update(TOPICMAP_TEST_PAUSE_AT=name, TOPICMAP_TEST_PAUSED=str(marker))
     return env, marker
 

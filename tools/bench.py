@@ -118,6 +118,7 @@ def _make(config: Path) -> tuple[float, dict[str, tuple[float, int]], str]:
     result = subprocess.run(
         ["make", "--no-print-directory", "all", f"CONFIG={config}"],
         cwd=ROOT,
+        env={k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")},
         capture_output=True,
         text=True,
     )
@@ -371,7 +372,8 @@ def main(argv: list[str] | None = None) -> None:
             results["modes"] = bench_modes.bench_modes(args.config, work)
             written = encoders.modes_path(load_config(args.config).embed)
             bench_modes.record(results["modes"], written)
-            print("\n".join(bench_modes.report(results["modes"], written)), flush=True)
+            print("\n".join(bench_modes.report(results["modes"])), flush=True)
+            print(f"  recorded in {written}" if written else "  no cache folder: not recorded")
         if "ray" in sections:
             results["ray"] = bench_ray.bench_ray(args.config, work, args.runs)
             print("\n".join(bench_ray.report(results["ray"])), flush=True)

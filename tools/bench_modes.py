@@ -120,7 +120,7 @@ def record(result: dict, path: Path | None) -> None:
     path.write_text(json.dumps(known, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
-def report(result: dict, path: Path | None = None) -> list[str]:
+def report(result: dict) -> list[str]:
     lines = [
         f"modes: {result['cpu']}; {result['papers']} papers; two fp32 seeds agree at ARI "
         f"{result['seed_pair_ari']:.3f}",
@@ -132,6 +132,5 @@ def report(result: dict, path: Path | None = None) -> list[str]:
             f"{row['cosine_mean']:.5f}   | {row['ari_to_fp32']:11.3f} | {row['npmi_mean']:.3f} | "
             f"{row['topic_diversity']:9.3f} | {'yes' if row['faithful'] else 'no'}"
         )
-    where = f" (written to {path})" if path else " (no cache folder: not recorded)"
-    lines.append(f"  auto chooses {result['choice']} on this CPU{where}")
+    lines.append(f"  auto chooses {result['choice']} on this CPU")
     return lines

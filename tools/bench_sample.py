@@ -10,6 +10,7 @@ Developer code: not part of the installed package.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import time
@@ -28,6 +29,7 @@ def _make(goal: str, config: Path) -> float:
     result = subprocess.run(
         ["make", "--no-print-directory", goal, f"CONFIG={config}"],
         cwd=ROOT,
+        env={k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")},
         capture_output=True,
         text=True,
     )
