@@ -129,6 +129,19 @@ def run_command(
     function(*sections, **kwargs)
 
 
+def command_stamp(config: Config, command: Command) -> str:
+    """A command's stamp: its sections, and for those reading `embed` the precision `auto`
+    stands for on this machine, so that a new measurement of the modes (`make bench --sections
+    modes`) that changes it reruns what it changes. Here rather than in config.py, which every
+    stage imports: the encoder's code is no prerequisite of the stages that do not embed."""
+    machine = None
+    if "embed" in command.sections:
+        from pipeline.encoder import resolve_precision
+
+        machine = {"embed_precision": resolve_precision(config.embed)}
+    return stamp_text(config, command.sections, machine)
+
+
 def write_stamps(config: Config, out_dir: Path) -> list[str]:
     """Write each command's parameter stamp (`out_dir/.params/<command>.json`: the config
     sections it reads) only when its content changed, so Make sees changes; returns those."""
@@ -139,7 +152,7 @@ def write_stamps(config: Config, out_dir: Path) -> list[str]:
         if not command.sections:
             continue
         path = params_dir / f"{command.name}.json"
-        text = stamp_text(config, command.sections)
+        text = command_stamp(config, command)
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")
             changed.append(command.name)

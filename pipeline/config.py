@@ -342,19 +342,17 @@ def load_config(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -
 
 def section_params(config: Config, sections: tuple[str, ...]) -> dict:
     """The exact parameters of a command that reads these sections (its stamp's content);
-    `inputs` stands for the list of input files. The embed section also names the precision
-    `auto` stands for on this machine, so a new measurement (`make bench --sections modes`)
-    that changes it reruns what it changes."""
-    params = {
+    `inputs` stands for the list of input files."""
+    return {
         name: list(config.inputs) if name == "inputs" else getattr(config, name).model_dump()
         for name in sections
     }
-    if "embed" in params:
-        from pipeline.encoder import resolve_precision  # it reads this module's EmbedConfig
-
-        params["embed"]["resolved_precision"] = resolve_precision(config.embed)
-    return params
 
 
-def stamp_text(config: Config, sections: tuple[str, ...]) -> str:
-    return json.dumps(section_params(config, sections), indent=2, sort_keys=True) + "\n"
+def stamp_text(config: Config, sections: tuple[str, ...], machine: dict | None = None) -> str:
+    """A stamp's content: the sections' parameters, and `machine`, what settings stand for on
+    this machine (the precision `embed.precision: auto` resolves to), where given."""
+    params = section_params(config, sections)
+    if machine:
+        params["machine"] = machine
+    return json.dumps(params, indent=2, sort_keys=True) + "\n"

@@ -9,7 +9,8 @@ import pytest
 from conftest import load_tool
 
 from pipeline import encoder as encoders
-from pipeline.config import Config, stamp_text
+from pipeline.commands import COMMANDS, command_stamp
+from pipeline.config import Config
 
 modes = load_tool("bench_modes")
 
@@ -71,8 +72,12 @@ def test_the_embed_stamp_names_the_precision_auto_stands_for(tmp_path, monkeypat
     monkeypatch.setattr(encoders, "cpu_identity", lambda: "this CPU")
     monkeypatch.setattr(encoders, "cpu_has_native_bf16", lambda: False)
     config = Config(inputs=["x.txt"], embed={"cache_dir": str(tmp_path)})
-    before = {name: stamp_text(config, (name,)) for name in ("embed", "cluster")}
-    assert json.loads(before["embed"])["embed"]["resolved_precision"] == "fp32"
+    before = {name: command_stamp(config, COMMANDS[name]) for name in COMMANDS}
+    assert json.loads(before["embed"])["machine"] == {"embed_precision": "fp32"}
+    assert "machine" not in json.loads(before["cluster"])
     (tmp_path / encoders.MODES_FILE).write_text('{"this CPU": {"choice": "int8"}}')
-    assert json.loads(stamp_text(config, ("embed",)))["embed"]["resolved_precision"] == "int8"
-    assert stamp_text(config, ("cluster",)) == before["cluster"]
+    after = {name: command_stamp(config, COMMANDS[name]) for name in COMMANDS}
+    assert json.loads(after["embed"])["machine"] == {"embed_precision": "int8"}
+    changed = {name for name in COMMANDS if before[name] != after[name]}
+    assert changed == {name for name, c in COMMANDS.items() if "embed" in c.sections}
+    assert changed >= {"embed", "label"}

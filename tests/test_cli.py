@@ -15,8 +15,8 @@ import pytest
 from conftest import run_cli, run_main, write_config
 
 from pipeline import schemas, tables
-from pipeline.commands import COMMANDS
-from pipeline.config import ClusterConfig, load_config, stamp_text
+from pipeline.commands import COMMANDS, command_stamp
+from pipeline.config import ClusterConfig, load_config
 
 STAMPED = [name for name, command in COMMANDS.items() if command.sections]
 
@@ -118,7 +118,7 @@ def test_makevars_writes_variables_and_stamps(tmp_path):
     params = out / ".params"
     assert sorted(p.name for p in params.iterdir()) == sorted(f"{s}.json" for s in STAMPED)
     for name in STAMPED:
-        expected = stamp_text(loaded, COMMANDS[name].sections)
+        expected = command_stamp(loaded, COMMANDS[name])
         assert (params / f"{name}.json").read_text(encoding="utf-8") == expected
 
 
