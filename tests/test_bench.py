@@ -181,6 +181,31 @@ def test_ray_section_reports_both_engines_side_by_side_with_the_load():
     assert "0.96x" in lines[3] and "embeddings identical, topics DIFFERENT" in lines[3]
 
 
+def test_ray_scaling_grows_the_corpus_with_new_texts_and_reports_each_engine():
+    scaling = load_tool("bench_ray_scaling")
+    real = pd.DataFrame({"doc_id": ["a", "b", "c"], "title": ["A", "B", "C"], "year": [1, 2, 3]})
+    grown = scaling.grown_documents(real, 7)
+    assert grown["doc_id"].tolist() == ["a", "b", "c", "a-1", "b-1", "c-1", "a-2"]
+    assert grown["title"].tolist()[2:5] == ["C", "A [copy 1]", "B [copy 1]"]
+    assert grown["year"].tolist() == [1, 2, 3, 1, 2, 3, 1] and grown["doc_id"].is_unique
+    rows = [
+        {"papers": 10000, "engine": "local", "workers": 2, "embed": (120.4, 1500),
+         "embed_per_s": 83.1, "cluster": (30.0, 700), "label": (20.0, 900),
+         "identical_embeddings": True, "identical_clusters": True},
+        {"papers": 10000, "engine": "ray", "workers": 1, "embed": (240.0, 800),
+         "embed_per_s": 41.7, "cluster": (31.0, 710), "label": (21.0, 905),
+         "identical_embeddings": True, "identical_clusters": False},
+    ]  # fmt: skip
+    lines = scaling.report(rows)
+    assert (
+        lines[2]
+        == "    10000 | local   | 120 s / 1500 MB |     83.1 | 30 s / 700 MB | 20 s / 900 MB | yes"
+    )
+    assert lines[3].startswith("    10000 | ray x1  | 240 s / 800 MB |") and lines[3].endswith(
+        "| NO"
+    )
+
+
 @pytest.mark.slow
 def test_limit_section_runs_the_real_encoder_against_the_cpus_product_rate(tmp_path, capsys):
     """`tools/bench.py --sections limit` on eight real abstracts: each precision the CPU has

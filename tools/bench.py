@@ -21,6 +21,9 @@ Prints, for the config's corpus, measured side by side in one run:
 - ray (--sections ray): the embed stage on the local engine against Ray with 2 workers (a
           local instance), then cluster and label on both: papers/s, ratio, identical
           embeddings and topics, CPU flags (tools/bench_ray.py).
+- ray scaling (--ray-sizes 10000,30000,100000): embed, cluster and label at those sizes on the
+          local engine and on Ray (2 workers; 1 too at the smallest size): time and the
+          driver's peak memory per stage, papers/s, the same results (tools/bench_ray_scaling.py).
 - sample (--sections sample): a model fitted on half of the 9,673 ICML + ICLR 2020-2023 papers
           against a full fit (tools/bench_sample.py).
 - scaling (--scaling): cluster, label and render at 10k/30k/100k papers made from the corpus
@@ -57,6 +60,7 @@ import bench_limit  # noqa: E402  (beside this file)
 import bench_map  # noqa: E402  (beside this file)
 import bench_modes  # noqa: E402  (beside this file)
 import bench_ray  # noqa: E402  (beside this file)
+import bench_ray_scaling  # noqa: E402  (beside this file)
 import bench_sample  # noqa: E402  (beside this file)
 
 from pipeline import encoder as encoders  # noqa: E402
@@ -318,6 +322,8 @@ def report(results: dict) -> str:
         lines += bench_modes.report(results["modes"])
     if "ray" in results:
         lines += bench_ray.report(results["ray"])
+    if "ray_scaling" in results:
+        lines += bench_ray_scaling.report(results["ray_scaling"])
     if "scaling" in results:
         lines.append(f"scaling (s wall / peak MB):  papers | {' | '.join(SCALING_STAGES)}")
         for row in results["scaling"]:
@@ -335,6 +341,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--scaling", default="", help="paper counts, e.g. 10000,30000,100000")
     parser.add_argument("--map-sizes", default="", help="map papers, e.g. 100000,1000000")
+    parser.add_argument(
+        "--ray-sizes", default="", help="papers for the engines side by side, e.g. 10000,30000"
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--baseline-run", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -377,6 +386,10 @@ def main(argv: list[str] | None = None) -> None:
         if "ray" in sections:
             results["ray"] = bench_ray.bench_ray(args.config, work, args.runs)
             print("\n".join(bench_ray.report(results["ray"])), flush=True)
+        if args.ray_sizes:
+            sizes = [int(n) for n in args.ray_sizes.split(",")]
+            results["ray_scaling"] = bench_ray_scaling.bench_ray_scaling(args.config, work, sizes)
+            print("\n".join(bench_ray_scaling.report(results["ray_scaling"])), flush=True)
         if "sample" in sections:
             results["sample"] = bench_sample.bench_sample(work, work / "cache")
             print("\n".join(bench_sample.report(results["sample"])), flush=True)

@@ -1,0 +1,122 @@
+"""`make bench BENCH_ARGS="--ray-sizes 10000,30000,100000"`: the stages whose work grows with the
+corpus at growing sizes, on the local engine and on Ray (a local instance), side by side: each
+stage's wall time and its driver's peak memory, the embedding's papers/s, and whether both
+engines gave the same vectors and topics.
+
+A corpus of N papers is made from the 9,673 ICML + ICLR 2020-2023 papers in ../shared/corpora,
+each copy's title marked with its copy number (" [copy k]"), so that every text is new to the
+embedder (the embed stage embeds a text once). Each size runs on the local engine (two threads)
+and on Ray with two one-core workers; the smallest also on Ray with one worker, which shows the
+per-paper stages' throughput growing with workers. Embedding runs without a cache. The cluster
+stage fits on at most `cluster.fit_max_papers` papers on the driver and places the rest on the
+engine. Peak memory is the stage process's: Ray's workers are processes of Ray's own.
+Developer code (imported by tools/bench.py): it is not part of the installed package.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import yaml
+from bench_ray import EMBEDDED, _stage
+
+from pipeline import schemas, tables
+from pipeline.encoder import cpu_flags
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPORA = ROOT.parent / "shared" / "corpora"
+STAGES = ("embed", "cluster", "label")
+STAGE = re.compile(r"stage (\w+): ([\d.]+) s wall, peak memory (\d+) MB")
+
+
+def grown_documents(documents, size: int):
+    """`size` papers from `documents`, copies marked in their titles and doc_ids."""
+    take = np.arange(size) % len(documents)
+    copy = np.arange(size) // len(documents)
+    grown = documents.iloc[take].reset_index(drop=True)
+    titles, ids = grown["title"].tolist(), grown["doc_id"].tolist()
+    grown["title"] = [t if c == 0 else f"{t} [copy {c}]" for t, c in zip(titles, copy, strict=True)]
+    grown["doc_id"] = [d if c == 0 else f"{d}-{c}" for d, c in zip(ids, copy, strict=True)]
+    return grown
+
+
+def _real_documents(work: Path):
+    from pipeline import ingest
+    from pipeline.config import IngestConfig
+
+    files = sorted(str(p) for p in CORPORA.glob("*.parquet"))
+    out = work / "ray-scaling-ingest"
+    return ingest.run(IngestConfig(), files, out / "documents.parquet", out / "rejected.parquet")
+
+
+def _engine_config(base: dict, folder: Path, kind: str, workers: int) -> Path:
+    data = dict(base, inputs=[str(folder / "documents.parquet")], output_dir=str(folder))
+    data["embed"] = dict(base.get("embed") or {}, cache_dir=None, progress_bar=False)
+    data["engine"] = {"kind": kind, "concurrency": workers}
+    path = folder / "config.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
+def _run(config: Path) -> dict:
+    row = {}
+    for stage in STAGES:
+        log = _stage(stage, config)
+        found = STAGE.search(log)
+        row[stage] = (float(found[2]), int(found[3]))
+        if stage == "embed":
+            papers, seconds = EMBEDDED.search(log).groups()
+            row["embed_per_s"] = int(papers) / float(seconds)
+    return row
+
+
+def _outcome(folder: Path):
+    vectors = tables.read_embeddings(folder / "embeddings.parquet")[1]
+    clusters = tables.read_table(folder / "clusters.parquet", schemas.CLUSTERS)
+    return vectors, clusters
+
+
+def bench_ray_scaling(config_path: Path, work: Path, sizes: list[int]) -> list[dict]:
+    base = yaml.safe_load(config_path.read_text(encoding="utf-8"))
+    documents = _real_documents(work)
+    rows = []
+    for size in sizes:
+        engines = [("local", 2), ("ray", 2)] + ([("ray", 1)] if size == min(sizes) else [])
+        grown = grown_documents(documents, size)
+        for kind, workers in engines:
+            folder = work / f"ray-scaling-{size}-{kind}-{workers}"
+            folder.mkdir(parents=True)
+            tables.write_table(grown, folder / "documents.parquet", schemas.DOCUMENTS)
+            row = {"papers": size, "engine": kind, "workers": workers}
+            row.update(_run(_engine_config(base, folder, kind, workers)))
+            rows.append(row)
+            print(row, file=sys.stderr, flush=True)
+        local = _outcome(work / f"ray-scaling-{size}-local-2")
+        for row in rows[-len(engines) :]:
+            vectors, clusters = _outcome(
+                work / f"ray-scaling-{size}-{row['engine']}-{row['workers']}"
+            )
+            row["identical_embeddings"] = bool(np.array_equal(local[0], vectors))
+            row["identical_clusters"] = bool(local[1].equals(clusters))
+    return rows
+
+
+def report(rows: list[dict]) -> list[str]:
+    lines = [
+        f"ray scaling ({len(os.sched_getaffinity(0))} cores; CPU flags "
+        f"{' '.join(cpu_flags()) or 'none listed'}; s wall / driver's peak MB):",
+        "  papers | engine  | embed | papers/s | cluster | label | same as local",
+    ]
+    for r in rows:
+        engine = "local" if r["engine"] == "local" else f"ray x{r['workers']}"
+        cells = " | ".join(f"{r[s][0]:.0f} s / {r[s][1]} MB" for s in STAGES[:1])
+        rest = " | ".join(f"{r[s][0]:.0f} s / {r[s][1]} MB" for s in STAGES[1:])
+        same = "yes" if r["identical_embeddings"] and r["identical_clusters"] else "NO"
+        lines.append(
+            f"  {r['papers']:>7} | {engine:7} | {cells} | {r['embed_per_s']:8.1f} | {rest} | {same}"
+        )
+    return lines
