@@ -35,18 +35,15 @@ def bertopic_model(
     model_papers: pd.DataFrame,
 ):
     """A fitted BERTopic model with the build's topics, labels, terms and topic centres (from
-    its fitted papers; `model_papers`: the saved model's, with their weights)."""
+    its fitted papers; `model_papers`: the saved model's, with their weights). `documents` and
+    `vectors` hold every paper or the fitted ones alone."""
     from bertopic import BERTopic
     from bertopic.cluster import BaseCluster
     from bertopic.dimensionality import BaseDimensionalityReduction
     from bertopic.vectorizers import ClassTfidfTransformer
     from sklearn.feature_extraction.text import CountVectorizer
 
-    merged = tables.join_papers(documents, clusters)
-    row_of = {doc_id: i for i, doc_id in enumerate(documents["doc_id"])}
-    fit = (merged["placed"] == "fit").to_numpy()
-    merged = merged[fit]
-    fitted_vectors = np.asarray(vectors)[[row_of[d] for d in merged["doc_id"]]]
+    merged, fitted_vectors = tables.join_fitted(documents, clusters, vectors)
     model = BERTopic(
         language=None,
         embedding_model=None,  # the embeddings are given; the model is set below by path
@@ -146,11 +143,11 @@ def run(
             bertopic.touch()  # current for these tables (for Make)
             log.info("BERTopic model kept: the papers and labels it was made from are unchanged")
             return
-    papers = tables.read_table(documents, schemas.DOCUMENTS)
-    _, vectors = tables.read_embeddings(embeddings, documents=papers)
+    placed = tables.read_table(clusters, schemas.CLUSTERS)
+    papers, vectors = tables.read_fitted(documents, embeddings, placed)
     exported = bertopic_model(
         papers,
-        tables.read_table(clusters, schemas.CLUSTERS),
+        placed,
         tables.read_table(topics, schemas.TOPICS),
         vectors,
         tables.read_table(model, schemas.MODEL_PAPERS),

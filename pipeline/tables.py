@@ -23,10 +23,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pipeline.errors import PipelineError
-from pipeline.schemas import Schema
+from pipeline.schemas import DOCUMENTS, Schema
 
 
 def _check_columns(schema: Schema, columns: list[str], where: str) -> None:
@@ -136,14 +137,31 @@ def _open(path: Path, schema_name: str, reader=pq.read_table):
         raise PipelineError(f"{path}: not a readable Parquet file ({exc})") from None
 
 
-def read_table(path: str | Path, schema: Schema) -> pd.DataFrame:
-    """Read a stage table and check its columns against `schema`."""
+def _read(path: Path, columns: list[str] | None = None, doc_ids=None) -> pa.Table:
+    """The file's `columns` (all: None) for the papers in `doc_ids` (all: None)."""
+    rows = None
+    if doc_ids is not None:
+        rows = pc.field("doc_id").isin(pa.array(list(doc_ids), pa.string()))
+    return pq.read_table(path, columns=columns, filters=rows)
+
+
+def read_table(
+    path: str | Path, schema: Schema, columns: list[str] | None = None, doc_ids=None
+) -> pd.DataFrame:
+    """Read a stage table and check its columns against `schema`. `columns`: only these are
+    read, and `doc_ids` (a collection): only these papers' rows, in the file's order; the
+    file's columns are checked whole either way. A stage that needs a few columns, or the
+    fitted papers' text alone, then holds no more than that (a million abstracts are GBs)."""
     path = Path(path)
-    table = _open(path, schema.name)
-    _check_columns(schema, table.column_names, str(path))
+    found = _open(path, schema.name, pq.read_schema).names
+    _check_columns(schema, found, str(path))
+    table = _open(path, schema.name, lambda p: _read(p, columns, doc_ids))
     frame = table.to_pandas()
+    del table
     for field in schema.fields:  # keep nullable strings as Python None, not NaN
-        if pa.types.is_string(field.type) or pa.types.is_large_string(field.type):
+        if field.name in frame and (
+            pa.types.is_string(field.type) or pa.types.is_large_string(field.type)
+        ):
             frame[field.name] = (
                 frame[field.name].astype(object).where(frame[field.name].notna(), None)
             )
@@ -173,37 +191,76 @@ def write_embeddings(
 
 
 def read_embeddings(
-    path: str | Path, width: int | None = None, documents: pd.DataFrame | None = None
+    path: str | Path,
+    width: int | None = None,
+    documents: pd.DataFrame | None = None,
+    doc_ids=None,
 ) -> tuple[list[str], np.ndarray]:
     """Return (doc_ids, float32 matrix); check the width when `width` is given, and that the
-    rows are `documents`' papers in their order when it is given."""
+    rows are `documents`' papers in their order when it is given. `doc_ids` (a collection):
+    only these papers' rows, in the file's order. The vectors are copied out of Parquet a
+    record batch at a time into one matrix, never whole twice over (a million papers'
+    vectors are 1.5 GB)."""
     path = Path(path)
-    table = _open(path, "embeddings")
-    if table.column_names != ["doc_id", "embedding"]:
+    schema = _open(path, "embeddings", pq.read_schema)
+    if schema.names != ["doc_id", "embedding"]:
         raise PipelineError(
             f"{path}: embeddings table must have columns ['doc_id', 'embedding'], "
-            f"has {table.column_names}"
+            f"has {schema.names}"
         )
-    type_ = table.schema.field("embedding").type
+    type_ = schema.field("embedding").type
     if not pa.types.is_fixed_size_list(type_) or not pa.types.is_float32(type_.value_type):
         raise PipelineError(f"{path}: 'embedding' must be a fixed-width float32 list, is {type_}")
     if width is not None and type_.list_size != width:
         raise PipelineError(f"{path}: embeddings are {type_.list_size} wide, expected {width}")
-    flat = table.column("embedding").combine_chunks().flatten().to_numpy(zero_copy_only=False)
-    vectors = flat.reshape(table.num_rows, type_.list_size)
-    doc_ids = table.column("doc_id").to_pylist()
-    if documents is not None and doc_ids != documents["doc_id"].tolist():
+    table = _open(path, "embeddings", lambda p: _read(p, doc_ids=doc_ids))
+    ids = table.column("doc_id").to_pylist()
+    vectors = np.empty((table.num_rows, type_.list_size), dtype=np.float32)
+    row = 0
+    for chunk in table.column("embedding").chunks:
+        vectors[row : row + len(chunk)] = chunk.flatten().to_numpy().reshape(-1, type_.list_size)
+        row += len(chunk)
+    del table
+    if documents is not None and ids != documents["doc_id"].tolist():
         raise PipelineError(f"{path}: embeddings do not match documents: rerun the embed stage")
-    return doc_ids, vectors
+    return ids, vectors
 
 
 def join_papers(documents: pd.DataFrame, clusters: pd.DataFrame) -> pd.DataFrame:
     """clusters with each paper's documents columns, in clusters' order; refuses tables that do
     not hold the same papers."""
-    merged = clusters.merge(documents, on="doc_id", how="left", validate="one_to_one")
-    if len(merged) != len(documents) or merged["abstract"].isna().any():
+    merged = clusters.merge(
+        documents, on="doc_id", how="left", validate="one_to_one", indicator="_found"
+    )
+    if len(merged) != len(documents) or (merged.pop("_found") != "both").any():
         raise PipelineError("clusters do not match documents (different papers): rerun cluster")
     return merged
+
+
+def join_fitted(
+    documents: pd.DataFrame, clusters: pd.DataFrame, vectors: np.ndarray
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """The papers the topic model was fitted on (clusters' `placed` == "fit"), with their
+    documents columns, in clusters' order, and their vectors in that order. `documents` (and
+    `vectors`, row for row) may hold every paper or only the fitted ones (read_fitted)."""
+    fitted = clusters[clusters["placed"] == "fit"]
+    keep = documents["doc_id"].isin(fitted["doc_id"]).to_numpy()
+    documents, vectors = documents[keep], np.asarray(vectors, dtype=np.float32)[keep]
+    merged = join_papers(documents, fitted).reset_index(drop=True)
+    row_of = {doc_id: i for i, doc_id in enumerate(documents["doc_id"])}
+    return merged, vectors[[row_of[d] for d in merged["doc_id"]]].reshape(-1, vectors.shape[1])
+
+
+def read_fitted(
+    documents: Path, embeddings: Path, clusters: pd.DataFrame
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """The documents rows and vectors of the papers the topic model was fitted on, alone: the
+    label and export stages' papers (terms, labels and the BERTopic model come from them), a
+    sample of at most `cluster.fit_max_papers` of a large corpus."""
+    ids = set(clusters.loc[clusters["placed"] == "fit", "doc_id"])
+    papers = read_table(documents, DOCUMENTS, doc_ids=ids)
+    _, vectors = read_embeddings(embeddings, documents=papers, doc_ids=ids)
+    return papers, vectors
 
 
 # ---------------------------------------------------------------- lineage

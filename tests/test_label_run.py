@@ -50,12 +50,10 @@ def test_the_basis_changes_with_the_code_that_makes_labels(labelled, tmp_path, m
     (a new release) must relabel, not keep the old labels."""
     from pipeline import label, tables
     from pipeline.config import EmbedConfig
-    from pipeline.label import paper_vectors
 
     documents, clusters, _ = labelled
-    merged = tables.join_papers(documents, clusters)
     vectors = np.eye(len(documents), 8, dtype=np.float32)
-    args = (merged, paper_vectors(documents, merged, vectors), LabelConfig(), EmbedConfig())
+    args = (*tables.join_fitted(documents, clusters, vectors), LabelConfig(), EmbedConfig())
     code = tmp_path / "text.py"
     code.write_text("FILLER = 'propose'\n")
     monkeypatch.setattr(label, "LABEL_CODE", [*label.LABEL_CODE[:-1], code])

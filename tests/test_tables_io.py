@@ -128,6 +128,54 @@ def test_embeddings_are_written_as_float32_with_string_ids(tmp_path):
     assert tables.read_embeddings(path)[0] == []
 
 
+def test_a_stage_reads_only_the_columns_and_papers_it_asks_for(tmp_path):
+    documents = documents_frame([f"T{i}" for i in range(5)], [f"abstract {i}" for i in range(5)])
+    path = tmp_path / "documents.parquet"
+    tables.write_table(documents, path, schemas.DOCUMENTS)
+    wanted = {documents["doc_id"][3], documents["doc_id"][1]}
+    some = tables.read_table(path, schemas.DOCUMENTS, ["doc_id", "venue"], doc_ids=wanted)
+    assert list(some.columns) == ["doc_id", "venue"]
+    assert some["doc_id"].tolist() == documents["doc_id"][[1, 3]].tolist()  # the file's order
+    assert tables.read_table(path, schemas.DOCUMENTS, doc_ids=set()).empty
+    pq.write_table(pa.Table.from_pandas(documents.drop(columns="url")), path)
+    with pytest.raises(PipelineError, match=r"missing column\(s\) \['url'\]"):
+        tables.read_table(path, schemas.DOCUMENTS, ["doc_id"])  # the whole file is checked
+
+    vectors = np.arange(15, dtype=np.float32).reshape(5, 3)
+    embeddings = tmp_path / "embeddings.parquet"
+    pq.write_table(  # several record batches, as a large table has
+        pa.Table.from_batches(
+            [
+                pa.record_batch(
+                    {
+                        "doc_id": documents["doc_id"][i : i + 2].tolist(),
+                        "embedding": pa.FixedSizeListArray.from_arrays(
+                            pa.array(vectors[i : i + 2].ravel()), 3
+                        ),
+                    }
+                )
+                for i in (0, 2, 4)
+            ]  # fmt: skip
+        ),
+        embeddings,
+        row_group_size=2,
+    )
+    ids, read = tables.read_embeddings(embeddings, width=3)
+    assert ids == documents["doc_id"].tolist() and np.array_equal(read, vectors)
+    ids, read = tables.read_embeddings(embeddings, doc_ids=wanted)
+    assert ids == documents["doc_id"][[1, 3]].tolist() and np.array_equal(read, vectors[[1, 3]])
+
+
+def test_join_papers_needs_no_text_column():
+    documents = pd.DataFrame({"doc_id": ["p1", "p2"], "venue": ["ICML", None]})
+    clusters = pd.DataFrame({"doc_id": ["p2", "p1"], "topic": [0, 1]})
+    merged = tables.join_papers(documents, clusters)
+    assert merged.columns.tolist() == ["doc_id", "topic", "venue"]
+    assert merged["venue"].isna().tolist() == [True, False] and merged["venue"][1] == "ICML"
+    with pytest.raises(PipelineError, match="different papers"):
+        tables.join_papers(documents, clusters.assign(doc_id=["p2", "p9"]))
+
+
 def test_written_tables_hold_no_pandas_index_and_errors_name_the_file(tmp_path):
     frame = pd.DataFrame({"doc_id": ["p"], "topic": [0], "x": [0.0], "y": [0.0]}, index=[7])
     frame["raw_outlier"], frame["placed"], frame["similarity"] = False, "fit", 1.0

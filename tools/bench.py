@@ -332,7 +332,7 @@ def report(results: dict) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> None:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tools/bench.py", description=__doc__)
     parser.add_argument("--config", type=Path, default=ROOT / "configs/default.yaml")
     parser.add_argument("--runs", type=int, default=3, help="embedding runs (median reported)")
@@ -346,7 +346,11 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--baseline-run", type=Path, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = _parser().parse_args(argv)
     if args.baseline_run:
         _baseline_bertopic(args.baseline_run)
         return

@@ -31,6 +31,9 @@ from pipeline.errors import PipelineError
 log = logging.getLogger("pipeline.cluster")
 
 MODEL_DIR = "model"  # beside clusters.parquet
+# what the stage reads of documents.parquet: the papers and what the sample is stratified by
+# (a million papers' abstracts would be GBs it never looks at)
+SAMPLE_COLUMNS = ["doc_id", "venue", "year"]
 MIN_UNASSIGNED_TO_REFIT = 10  # fewer new papers without a topic never trigger a refit
 
 __all__ = ["assign_topics", "cluster_documents", "run"]
@@ -236,7 +239,7 @@ def run(
     """Write clusters.parquet and, beside it, the model it came from (model/); the papers the
     fit did not see are placed into it on the configured engine."""
     lineage = tables.stage_lineage(config, documents=documents, embeddings=embeddings)
-    papers = tables.read_table(documents, schemas.DOCUMENTS)
+    papers = tables.read_table(documents, schemas.DOCUMENTS, SAMPLE_COLUMNS)
     _, vectors = tables.read_embeddings(embeddings, documents=papers)
     encoder = tables.read_notes(embeddings, "embeddings").get("encoder", "unknown")
     model_dir = clusters.parent / MODEL_DIR

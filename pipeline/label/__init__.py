@@ -62,12 +62,6 @@ def representative_docs(
     return chosen
 
 
-def paper_vectors(documents: pd.DataFrame, merged: pd.DataFrame, vectors: np.ndarray) -> np.ndarray:
-    """The rows of `vectors` (documents' order) in `merged`'s order."""
-    row_of = {doc_id: i for i, doc_id in enumerate(documents["doc_id"])}
-    return np.asarray(vectors, dtype=np.float32)[[row_of[d] for d in merged["doc_id"]]]
-
-
 def _with_unassigned(table: pd.DataFrame, key: str, row: dict) -> pd.DataFrame:
     if schemas.UNASSIGNED in set(table[key]):
         return table
@@ -131,12 +125,10 @@ def label_topics(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Pure core: (topics, themes) tables. Terms, labels, themes and representative papers come
     from the papers the topic model was fitted on (clusters' `placed` == "fit"); sizes count
-    every paper. `vectors` are the embeddings of `documents`' rows; `encoder` (the embedding
-    model) enables the KeyBERTInspired + MMR reranking."""
-    merged = tables.join_papers(documents, clusters)
-    vectors = paper_vectors(documents, merged, vectors)
-    fit = merged["placed"].to_numpy() == "fit"
-    merged, vectors = merged[fit].reset_index(drop=True), vectors[fit]
+    every paper. `vectors` are the embeddings of `documents`' rows (every paper, or the fitted
+    ones alone); `encoder` (the embedding model) enables the KeyBERTInspired + MMR
+    reranking."""
+    merged, vectors = tables.join_fitted(documents, clusters, vectors)
     topics = merged["topic"].to_numpy()
     texts = term_texts(merged)
     encoder = encoder if config.representation == "keybert_mmr" else None
@@ -196,11 +188,9 @@ def run(
     lineage = tables.stage_lineage(
         config, documents=documents, clusters=clusters, embeddings=embeddings
     )
-    papers = tables.read_table(documents, schemas.DOCUMENTS)
     placed = tables.read_table(clusters, schemas.CLUSTERS)
-    _, vectors = tables.read_embeddings(embeddings, documents=papers)
-    merged = tables.join_papers(papers, placed)
-    fingerprint = basis(merged, paper_vectors(papers, merged, vectors), config, embed_config)
+    papers, vectors = tables.read_fitted(documents, embeddings, placed)  # the terms' papers
+    fingerprint = basis(*tables.join_fitted(papers, placed, vectors), config, embed_config)
     kept = previous_tables(topics, themes, fingerprint)
     if kept is not None:
         log.info("labels kept: the papers they were computed from are unchanged")
