@@ -25,6 +25,8 @@ from pipeline.config import CompareConfig
 from pipeline.schemas import UNASSIGNED_LABEL
 
 log = logging.getLogger("pipeline.compare")
+# what the comparisons read of documents.parquet: the papers, their venue and year
+PAPER_COLUMNS = ["doc_id", "venue", "year"]
 
 
 def log_odds_z(counts: np.ndarray, prior_scale: float) -> np.ndarray:
@@ -90,7 +92,7 @@ def _levels(
     documents: pd.DataFrame, clusters: pd.DataFrame, topics: pd.DataFrame, themes: pd.DataFrame
 ) -> tuple[pd.DataFrame, dict[str, dict[int, str]]]:
     """Every paper's venue, year, topic and theme; and each level's labels."""
-    wanted = [c for c in ("doc_id", "venue", "year", "abstract") if c in documents]
+    wanted = [c for c in PAPER_COLUMNS if c in documents]
     merged = tables.join_papers(documents[wanted], clusters)
     theme_of = dict(zip(topics["topic"].astype(int), topics["theme"].astype(int), strict=True))
     merged["theme"] = merged["topic"].map(theme_of).fillna(schemas.UNASSIGNED).astype(int)
@@ -155,7 +157,7 @@ def run(
     lineage = tables.stage_lineage(
         config, documents=documents, clusters=clusters, topics=topics, themes=themes
     )
-    papers = tables.read_table(documents, schemas.DOCUMENTS)
+    papers = tables.read_table(documents, schemas.DOCUMENTS, PAPER_COLUMNS)
     frames = (
         papers,
         tables.read_table(clusters, schemas.CLUSTERS),

@@ -71,15 +71,17 @@ def build_metrics(
     decided (HDBSCAN's outliers, NPMI of the terms) counts the papers the topic model was fitted
     on, which the terms were chosen from. Terms are counted with the label stage's tokeniser,
     so NPMI asks how often a topic's own terms share a paper. `known`: the term figures of a
-    previous run from the same terms and fitted papers, kept instead of counted again."""
-    merged = tables.join_papers(documents, clusters)
-    fitted = (merged["placed"] == "fit").to_numpy()
+    previous run from the same terms and fitted papers, kept instead of counted again.
+    `documents` holds every paper or the fitted ones alone (as the stage reads it)."""
+    fitted = (clusters["placed"] == "fit").to_numpy()
     named = topics[topics["topic"] >= 0]
-    texts = [] if known else term_texts(merged[fitted])
+    fit = clusters[fitted]
+    fit_papers = documents[documents["doc_id"].isin(fit["doc_id"])]
+    texts = [] if known else term_texts(tables.join_papers(fit_papers, fit))
     doc_terms = doc_term_sets(texts, term_analyzer())
     figures = quality_figures(
-        merged["topic"].to_numpy(),
-        merged["raw_outlier"].to_numpy(),
+        clusters["topic"].to_numpy(),
+        clusters["raw_outlier"].to_numpy(),
         {int(t): list(terms) for t, terms in zip(topics["topic"], topics["terms"], strict=True)},
         dict(zip(named["topic"].astype(int), named["label"], strict=True)),
         doc_terms,
@@ -88,7 +90,7 @@ def build_metrics(
     figures.update(theme_figures(themes, doc_terms))
     figures.update({k: known[k] for k in TERM_FIGURES} if known else {})
     if fitted.any():
-        figures["outlier_share_raw"] = float(merged["raw_outlier"].to_numpy()[fitted].mean())
+        figures["outlier_share_raw"] = float(clusters["raw_outlier"].to_numpy()[fitted].mean())
     n_themes = int((themes["theme"] >= 0).sum())
     return {
         "topics": figures.pop("topics"),
@@ -120,9 +122,11 @@ def run(documents: Path, clusters: Path, topics: Path, themes: Path, metrics: Pa
         "metrics", documents=documents, clusters=clusters, topics=topics, themes=themes
     )
     basis = tables.read_notes(topics, "topics").get("basis")
+    placed = tables.read_table(clusters, schemas.CLUSTERS)
+    fitted = placed.loc[placed["placed"] == "fit", "doc_id"]  # the papers terms are counted in
     figures = build_metrics(
-        tables.read_table(documents, schemas.DOCUMENTS),
-        tables.read_table(clusters, schemas.CLUSTERS),
+        tables.read_table(documents, schemas.DOCUMENTS, doc_ids=set(fitted)),
+        placed,
         tables.read_table(topics, schemas.TOPICS),
         tables.read_table(themes, schemas.THEMES),
         known=previous_term_figures(metrics, basis),

@@ -14,11 +14,16 @@ from __future__ import annotations
 import numpy as np
 
 EXACT_MAX = 50_000  # rows up to which similar_papers searches exactly
+UNIT_TOLERANCE = 1e-5  # a row this close to unit length is used as it is (float32 rounding)
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:
+    """The rows scaled to unit length; `vectors` itself when they are (embeddings are), not a
+    copy: a million papers' vectors are 1.5 GB."""
     vectors = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    if np.all(np.abs(norms - 1) <= UNIT_TOLERANCE):
+        return vectors
     return vectors / np.where(norms > 0, norms, 1)
 
 

@@ -29,6 +29,10 @@ import pyarrow.parquet as pq
 from pipeline.errors import PipelineError
 from pipeline.schemas import DOCUMENTS, Schema
 
+# rows per Parquet row group: readers decode one group at a time (a million papers' vectors
+# written as one group took 6.5 GB to read, four times their size)
+ROW_GROUP = 65_536
+
 
 def _check_columns(schema: Schema, columns: list[str], where: str) -> None:
     missing = [c for c in schema.columns if c not in columns]
@@ -110,7 +114,7 @@ def write_table(
                 ) from exc
         raise PipelineError(f"{path}: cannot write {schema.name} table ({exc})") from exc
     table = _with_metadata(table, lineage, notes)
-    atomic_write(path, lambda tmp: pq.write_table(table, tmp))
+    atomic_write(path, lambda tmp: pq.write_table(table, tmp, row_group_size=ROW_GROUP))
 
 
 def write_csv(
@@ -137,12 +141,28 @@ def _open(path: Path, schema_name: str, reader=pq.read_table):
         raise PipelineError(f"{path}: not a readable Parquet file ({exc})") from None
 
 
-def _read(path: Path, columns: list[str] | None = None, doc_ids=None) -> pa.Table:
-    """The file's `columns` (all: None) for the papers in `doc_ids` (all: None)."""
-    rows = None
-    if doc_ids is not None:
-        rows = pc.field("doc_id").isin(pa.array(list(doc_ids), pa.string()))
-    return pq.read_table(path, columns=columns, filters=rows)
+def _batches(path: Path, columns: list[str] | None = None, doc_ids=None):
+    """The file's `columns` (all: None) for the papers in `doc_ids` (all: None), a row group (a
+    table) at a time."""
+    wanted = None if doc_ids is None else pa.array(list(doc_ids), pa.string())
+    file = pq.ParquetFile(path)
+    # read_row_group, not iter_batches: in pyarrow 26 the latter held on to what it had read
+    # (2 GB more for a million papers' vectors)
+    for group in range(file.num_row_groups):
+        batch = file.read_row_group(group, columns=columns)
+        if wanted is not None:
+            batch = batch.filter(pc.is_in(batch.column("doc_id"), value_set=wanted))
+        yield batch
+
+
+def _frame(path: Path, columns: list[str] | None, doc_ids) -> pd.DataFrame:
+    """_batches as one DataFrame, each row group converted as it is read: the Arrow copy of
+    the whole file is never held beside the frame."""
+    frames = [batch.to_pandas() for batch in _batches(path, columns, doc_ids)]
+    if not frames:
+        schema = pq.read_schema(path)
+        return schema.empty_table().select(columns or schema.names).to_pandas()
+    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
 
 
 def read_table(
@@ -155,9 +175,7 @@ def read_table(
     path = Path(path)
     found = _open(path, schema.name, pq.read_schema).names
     _check_columns(schema, found, str(path))
-    table = _open(path, schema.name, lambda p: _read(p, columns, doc_ids))
-    frame = table.to_pandas()
-    del table
+    frame = _open(path, schema.name, lambda p: _frame(p, columns, doc_ids))
     for field in schema.fields:  # keep nullable strings as Python None, not NaN
         if field.name in frame and (
             pa.types.is_string(field.type) or pa.types.is_large_string(field.type)
@@ -187,7 +205,7 @@ def write_embeddings(
     column = pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)), width)
     table = pa.table({"doc_id": pa.array(doc_ids, pa.string()), "embedding": column})
     table = _with_metadata(table, lineage, notes)
-    atomic_write(path, lambda tmp: pq.write_table(table, tmp))
+    atomic_write(path, lambda tmp: pq.write_table(table, tmp, row_group_size=ROW_GROUP))
 
 
 def read_embeddings(
@@ -213,17 +231,25 @@ def read_embeddings(
         raise PipelineError(f"{path}: 'embedding' must be a fixed-width float32 list, is {type_}")
     if width is not None and type_.list_size != width:
         raise PipelineError(f"{path}: embeddings are {type_.list_size} wide, expected {width}")
-    table = _open(path, "embeddings", lambda p: _read(p, doc_ids=doc_ids))
-    ids = table.column("doc_id").to_pylist()
-    vectors = np.empty((table.num_rows, type_.list_size), dtype=np.float32)
-    row = 0
-    for chunk in table.column("embedding").chunks:
-        vectors[row : row + len(chunk)] = chunk.flatten().to_numpy().reshape(-1, type_.list_size)
-        row += len(chunk)
-    del table
+    ids, vectors = _open(path, "embeddings", lambda p: _matrix(p, type_.list_size, doc_ids))
     if documents is not None and ids != documents["doc_id"].tolist():
         raise PipelineError(f"{path}: embeddings do not match documents: rerun the embed stage")
     return ids, vectors
+
+
+def _matrix(path: Path, width: int, doc_ids) -> tuple[list[str], np.ndarray]:
+    """(doc_ids, vectors) of the file's papers in `doc_ids` (all: None), copied a record batch
+    at a time into one preallocated matrix."""
+    rows = pq.ParquetFile(path).metadata.num_rows
+    if doc_ids is not None:
+        rows = min(rows, len(set(doc_ids)))
+    ids, vectors, row = [], np.empty((rows, width), dtype=np.float32), 0
+    for batch in _batches(path, doc_ids=doc_ids):
+        flat = batch.column("embedding").combine_chunks().flatten().to_numpy()
+        vectors[row : row + batch.num_rows] = flat.reshape(-1, width)
+        ids += batch.column("doc_id").to_pylist()
+        row += batch.num_rows
+    return ids, vectors if row == rows else vectors[:row].copy()
 
 
 def join_papers(documents: pd.DataFrame, clusters: pd.DataFrame) -> pd.DataFrame:

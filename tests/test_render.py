@@ -20,7 +20,7 @@ from pipeline.config import CompareConfig, RenderConfig
 from pipeline.errors import PipelineError
 from pipeline.render import mapfiles, render_pages, templating
 from pipeline.render.mapfiles import decode_typed_array, read_shard, smallest_int, typed_array
-from pipeline.render.shaping import short_title
+from pipeline.render.shaping import paper_vectors, short_title
 
 HOSTILE_TITLE = "<script>alert(1)</script>"
 HOSTILE_ABSTRACT = "An abstract that ends early </script><img src=x onerror=alert(1)> and goes on"
@@ -405,3 +405,12 @@ def test_auto_point_size_shrinks_as_the_map_fills():
     assert point_size(9, 1_000_000) == 9  # a size set in the config is kept
     page = rendered(tiny_tables())["map.html"]
     assert island(page, "paper-data")["point_size"] == 7
+
+
+def test_paper_vectors_follow_the_frame_and_are_not_copied_when_in_its_order():
+    vectors = np.arange(6, dtype=np.float32).reshape(3, 2)
+    frame = pd.DataFrame({"doc_id": ["a", "b", "c"]})
+    assert paper_vectors(frame, ["a", "b", "c"], vectors) is vectors
+    assert paper_vectors(frame, ["c", "a", "b"], vectors).tolist() == [[2, 3], [4, 5], [0, 1]]
+    with pytest.raises(PipelineError, match="embeddings lack 1 clustered paper"):
+        paper_vectors(frame, ["a", "b"], vectors[:2])

@@ -140,7 +140,7 @@ def test_failed_write_keeps_previous_file(tmp_path, monkeypatch):
     tables.write_table(_documents(), path, schemas.DOCUMENTS)
     before = path.read_bytes()
 
-    def crash(table, where):
+    def crash(table, where, **options):
         with open(where, "wb") as handle:
             handle.write(b"PAR1 half written")
         raise OSError("disk full")

@@ -100,7 +100,8 @@ def render_map(folder: Path, tables: dict) -> float:
 
     from pipeline import render
     from pipeline.config import RenderConfig
-    from pipeline.render.mapview import map_context
+    from pipeline.neighbours import similar_papers
+    from pipeline.render.mapview import N_NEIGHBOURS, Similar, map_context
     from pipeline.render.shaping import Summary
     from pipeline.render.templating import render_template
 
@@ -114,9 +115,8 @@ def render_map(folder: Path, tables: dict) -> float:
         themes=None,
         unassigned=int((frame["topic"] < 0).sum()),
     )
-    context, shards = map_context(
-        frame, tables["topics"], None, tables["vectors"], summary, RenderConfig()
-    )
+    similar = Similar(frame["doc_id"].tolist(), *similar_papers(tables["vectors"], N_NEIGHBOURS))
+    context, shards = map_context(frame, tables["topics"], None, similar, summary, RenderConfig())
     page = render_template(
         "map.html",
         page="map",

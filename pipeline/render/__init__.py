@@ -25,7 +25,7 @@ from pipeline import schemas, tables
 from pipeline.config import RenderConfig
 from pipeline.errors import PipelineError
 from pipeline.render.mapfiles import SHARD_DIR
-from pipeline.render.mapview import map_context
+from pipeline.render.mapview import Similar, map_context, similar_of
 from pipeline.render.report import report_context
 from pipeline.render.shaping import paper_frame, paper_vectors, summarise, theme_level
 from pipeline.render.templating import MAP_PAGE, render_template
@@ -44,11 +44,13 @@ ASSETS_DIR = Path(__file__).parent / "assets"
 # over the plot, the figure, the side panel, then the page's state and controls
 MAP_SCRIPTS = ("map-data.js", "map-labels.js", "map-draw.js", "map-panel.js", "map.js")
 ASSETS = (*MAP_SCRIPTS, "report.js", "style.css")
+# what the pages show of documents.parquet (not where each paper was read from)
+PAGE_COLUMNS = [c for c in schemas.DOCUMENTS.columns if c not in ("source", "source_id")]
 
 
 def render_pages(
     documents: pd.DataFrame,
-    embeddings: tuple[list[str], np.ndarray],
+    embeddings: tuple[list[str], np.ndarray] | Similar,
     clusters: pd.DataFrame,
     topics: pd.DataFrame,
     themes: pd.DataFrame,
@@ -63,19 +65,24 @@ def render_pages(
 ) -> dict[str, str]:
     """Pure core: {file path: text} of the generated files: {report_name: the report's HTML,
     "map.html": the map's} and the map's text shards (`map-data/text-NNN.js`). `embeddings` is
-    (doc_ids, vectors); `stability` and `baseline` are None when not built; `fitted_at`: when
+    (doc_ids, vectors), or the papers' Similar papers computed from them (mapview.similar_of);
+    `stability` and `baseline` are None when not built; `fitted_at`: when
     the topic model was fitted. Both pages load plotly.js and the assets from beside
     themselves."""
     if report_name == MAP_PAGE:
         raise PipelineError(f"the report cannot be called {MAP_PAGE}: that is the map's name")
     frame = paper_frame(documents, clusters, topics)
-    vectors = paper_vectors(frame, *embeddings)
+    similar = embeddings
+    if not isinstance(similar, Similar):
+        similar = similar_of(frame["doc_id"].tolist(), paper_vectors(frame, *embeddings))
+    elif similar.doc_ids != frame["doc_id"].tolist():
+        raise PipelineError("the embeddings do not hold the clustered papers: rerun make")
     level = theme_level(themes)
     summary = summarise(frame, topics, level, venue_topics, fitted_at)
     common = {"title": page_title(config.title, frame), "report_name": report_name}
     figures = (metrics, stability, baseline)
     report = report_context(frame, topics, level, venue_topics, summary, figures, venue_years)
-    mapped, shards = map_context(frame, topics, level, vectors, summary, config)
+    mapped, shards = map_context(frame, topics, level, similar, summary, config)
     map_page = render_template("map.html", page="map", scripts=MAP_SCRIPTS, **common, **mapped)
     return {
         report_name: render_template("report.html", page="report", **common, **report),
@@ -112,10 +119,12 @@ def run(
         venue_topics=venue_topics,
         venue_years=venue_years,
     )
-    papers = tables.read_table(documents, schemas.DOCUMENTS)
+    # the similar papers first, the texts after: a million papers' vectors (1.5 GB, and
+    # pynndescent's copy) and texts (about 2 GB) are never held at the same time
+    similar = similar_of(*tables.read_embeddings(embeddings))
     pages = render_pages(
-        papers,
-        tables.read_embeddings(embeddings, documents=papers),
+        tables.read_table(documents, schemas.DOCUMENTS, PAGE_COLUMNS),
+        similar,
         tables.read_table(clusters, schemas.CLUSTERS),
         tables.read_table(topics, schemas.TOPICS),
         tables.read_table(themes, schemas.THEMES),

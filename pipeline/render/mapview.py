@@ -3,6 +3,8 @@ heading, and the text shards (mapfiles.py) beside the page."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -14,18 +16,34 @@ from pipeline.render.shaping import Summary, map_data, web_url
 N_NEIGHBOURS = 5  # similar papers listed in the panel
 
 
+@dataclass(frozen=True)
+class Similar:
+    """Each paper's most similar papers: `doc_ids` in the pages' order (by doc_id), and per
+    paper the rows (in that order) of its N_NEIGHBOURS most similar others and their cosine."""
+
+    doc_ids: list[str]
+    neighbours: np.ndarray
+    similarities: np.ndarray
+
+
+def similar_of(doc_ids: list[str], vectors: np.ndarray) -> Similar:
+    """Similar from the papers' embeddings (in any order: they are taken in the pages')."""
+    order = np.argsort(np.asarray(doc_ids, dtype=object), kind="stable")
+    neighbours, similarities = similar_papers(np.asarray(vectors)[order], N_NEIGHBOURS)
+    return Similar([doc_ids[i] for i in order], neighbours, similarities)
+
+
 def map_context(
     frame: pd.DataFrame,
     topics: pd.DataFrame,
     themes: pd.DataFrame | None,
-    vectors: np.ndarray,
+    similar: Similar,
     summary: Summary,
     config: RenderConfig,
 ) -> tuple[dict, dict[str, str]]:
     """(everything templates/map.html lays out, {shard path: script} of the papers' text).
-    `vectors`: the frame's papers' embeddings, whose cosine similarity picks each paper's most
-    similar papers; `themes`: the theme level or None."""
-    neighbours, similarities = similar_papers(vectors, N_NEIGHBOURS)
+    `similar`: the frame's papers' most similar papers; `themes`: the theme level or None."""
+    neighbours, similarities = similar.neighbours, similar.similarities
     shards = shard_of(frame["topic"].to_numpy())
     urls = [web_url(u) for u in frame["url"]]
     files, tokens = shard_files(frame, urls, shards, neighbours, similarities)
