@@ -201,15 +201,18 @@ class RenderConfig(_Section):
 class EngineConfig(_Section):
     kind: Literal["local", "ray"] = Field(
         "local",
-        description="Where the per-paper stages (embedding, placing papers into the model) run: "
-        "local (this process) or ray (Ray Data actors; needs the `ray` extra).",
+        description="Where the per-paper work (embedding, placing papers into the model, "
+        "counting terms for labels) runs: local (this process) or ray (Ray Data actors and "
+        "tasks; needs the `ray` extra).",
     )
     address: str | None = Field(
         None,
         description="Ray cluster to connect to (e.g. ray://head:10001 or head:6379); "
         "RAY_ADDRESS overrides it; null: a local Ray instance starts and stops with the stage.",
     )
-    concurrency: int = Field(2, ge=1, le=4096, description="Ray actors (one encoder each).")
+    concurrency: int = Field(
+        2, ge=1, le=4096, description="Ray actors (one encoder each) or tasks at once."
+    )
     shard_papers: int = Field(
         512,
         ge=1,

@@ -214,9 +214,9 @@ def phrase_terms(text: str, max_ngram: int, banned: frozenset[str] | set[str]) -
     return terms
 
 
-# Texts whose terms are kept: the label stage reads each paper's terms four times (c-TF-IDF's
-# representative papers twice, the common terms, the themes), most of its time before. A
-# bound, as a million papers' terms would not fit in memory (about 10 KB a paper).
+# Texts whose terms are kept: a stage may read a paper's terms more than once (the label stage
+# counts every paper's, then BERTopic's KeyBERTInspired reads its representative papers' again).
+# A bound, as a million papers' terms would not fit in memory (about 10 KB a paper).
 REMEMBERED_TEXTS = 16_384
 
 

@@ -96,9 +96,10 @@ def test_terms_are_common_phrases_and_the_phrase_wins_the_label(labelled):
 
 
 def test_term_weights_are_each_terms_ctfidf_weight_in_its_topic(labelled):
-    """term_weights hold BERTopic's c-TF-IDF (ClassTfidfTransformer over the counts of each
-    topic's papers joined into one text, as BERTopic computes it) of each term, in order."""
+    """term_weights hold BERTopic's c-TF-IDF (ClassTfidfTransformer over each topic's term
+    counts, its papers' counts summed: no term across two papers) of each term, in order."""
     from bertopic.vectorizers import ClassTfidfTransformer
+    from scipy.sparse import csr_matrix
     from sklearn.feature_extraction.text import CountVectorizer
 
     from pipeline import tables
@@ -106,13 +107,15 @@ def test_term_weights_are_each_terms_ctfidf_weight_in_its_topic(labelled):
 
     documents, clusters, topics = labelled
     merged = tables.join_papers(documents, clusters)
-    joined = pd.Series(term_texts(merged)).groupby(merged["topic"].to_numpy()).agg(" ".join)
     counter = CountVectorizer(analyzer=term_analyzer(LabelConfig().max_ngram))
-    counts = counter.fit_transform(joined.tolist())
+    per_paper = counter.fit_transform(term_texts(merged)).toarray()
+    groups = sorted(set(merged["topic"].tolist()))
+    topic = merged["topic"].to_numpy()
+    counts = csr_matrix(np.stack([per_paper[topic == g].sum(axis=0) for g in groups]))
     ctfidf = ClassTfidfTransformer(reduce_frequent_words=True).fit_transform(counts).toarray()
     for row in topics.itertuples():
         assert len(row.term_weights) == len(row.terms) > 0
-        expected = [ctfidf[list(joined.index).index(row.topic), counter.vocabulary_[t]]
+        expected = [ctfidf[groups.index(row.topic), counter.vocabulary_[t]]
                     for t in row.terms]  # fmt: skip
         assert list(row.term_weights) == pytest.approx(expected, rel=1e-6), row.topic
         assert all(w > 0 for w in row.term_weights)

@@ -13,6 +13,7 @@ from label_frames import unit_vectors as _vectors
 from pipeline import schemas
 from pipeline.config import LabelConfig
 from pipeline.label import assign_themes, label_topics, theme_count
+from pipeline.label.counts import count_chunk
 from pipeline.label.themes import telling_terms
 
 
@@ -95,7 +96,7 @@ def test_telling_terms_rank_share_times_log_lift():
     texts[0] += ". rare gadget"  # one paper: under the 10% share (and under two papers)
     outside = ["tensor sketches. sparse coding"] * 5 + ["tensor sketches"] * 5  # 0.5 elsewhere
     groups = np.array([0] * 10 + [1] * 10)
-    found = telling_terms(texts + outside, groups, min_share=0.1, n_terms=10)
+    found = telling_terms(count_chunk(texts + outside, groups, 3), min_share=0.1, n_terms=10)
     terms = [t for t, _ in found[0]]
     assert terms[:2] == ["quantum kernels", "sparse coding"]  # the phrase said once, not its words
     assert "rare gadget" not in terms and "tensor sketches" not in terms
@@ -108,9 +109,10 @@ def test_telling_terms_rank_share_times_log_lift():
 def test_telling_terms_skip_terms_commoner_elsewhere_and_break_ties_by_term():
     texts = ["beta widget. alpha widget"] * 4 + ["beta widget"] * 4 + ["alpha widget"] * 4
     groups = np.array([0] * 4 + [1] * 8)
-    found = telling_terms(texts, groups, min_share=0.1, n_terms=10)
+    found = telling_terms(count_chunk(texts, groups, 3), min_share=0.1, n_terms=10)
     assert [t for t, _ in found[0]] == ["alpha widget", "beta widget"]  # same score: by term
-    assert telling_terms(["the of", "and"], np.array([0, 1]), 0.1, 10) == {0: [], 1: []}
+    nothing = count_chunk(["the of", "and"], np.array([0, 1]), 3)
+    assert telling_terms(nothing, 0.1, 10) == {0: [], 1: []}
 
 
 def test_a_theme_is_named_by_what_its_topics_share_not_its_largest_topics_words():

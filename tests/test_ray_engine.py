@@ -237,19 +237,26 @@ def _digest(frame: pd.DataFrame) -> str:
 @pytest.mark.slow
 @pytest.mark.ray
 @pytest.mark.skipif(not CORPORA.exists(), reason="../shared/corpora is not present")
-def test_2000_real_papers_same_results_on_ray_and_local_through_the_cli(tmp_path):
+def test_2000_real_papers_same_results_on_ray_and_local_through_the_cli(tmp_path, caplog):
     """ingest, embed, cluster (fitted on a 1,000-paper sample on the driver, the other 1,000
-    placed on Ray) and label through the CLI: every table the same on both engines."""
+    placed on Ray) and label (the terms counted on Ray) through the CLI: every table the same
+    on both engines."""
     inputs = [str(_real_slice(tmp_path))]
     settings = (
         "embed:\n  cache_dir: null\n  progress_bar: false\n"
         "cluster:\n  fit_max_papers: 1000\n  n_epochs: 200\nlabel:\n  representation: ctfidf\n"
     )
-    outs = {}
+    outs, printed = {}, {}
+    caplog.set_level(logging.INFO, logger="pipeline")
     for kind in ("local", "ray"):
         outs[kind] = tmp_path / kind
         engine = f"engine:\n  kind: {kind}\n  concurrency: 2\n  shard_papers: 256\n"
-        _build(write_config(tmp_path / f"{kind}.yaml", inputs, outs[kind], settings + engine))
+        config = write_config(tmp_path / f"{kind}.yaml", inputs, outs[kind], settings + engine)
+        _build(config)
+        printed[kind] = caplog.text
+        caplog.clear()
+    assert "ray: counted the terms of 1000 papers in 4 chunks" in printed["ray"]
+    assert "ray:" not in printed["local"]
     local, ray = outs["local"], outs["ray"]
     embeddings = [_vectors(o / "embeddings.parquet") for o in (ray, local)]
     _assert_same_vectors(*embeddings)
@@ -259,4 +266,7 @@ def test_2000_real_papers_same_results_on_ray_and_local_through_the_cli(tmp_path
     topics = [tables.read_table(o / "topics.parquet", schemas.TOPICS) for o in (local, ray)]
     columns = ["topic", "label", "size"]
     assert _digest(topics[0][columns]) == _digest(topics[1][columns])
-    assert [list(t) for t in topics[0]["terms"]] == [list(t) for t in topics[1]["terms"]]
+    for column in ("terms", "term_weights"):
+        assert [list(t) for t in topics[0][column]] == [list(t) for t in topics[1][column]]
+    themes = [tables.read_table(o / "themes.parquet", schemas.THEMES) for o in (local, ray)]
+    pd.testing.assert_frame_equal(themes[0], themes[1])

@@ -24,6 +24,9 @@ Prints, for the config's corpus, measured side by side in one run:
 - ray scaling (--ray-sizes 10000,30000,100000): embed, cluster and label at those sizes on the
           local engine and on Ray (2 workers; 1 too at the smallest size): time and the
           driver's peak memory per stage, papers/s, the same results (tools/bench_ray_scaling.py).
+- label on Ray (--ray-label-sizes 10000,100000): the label stage, its term counts on the local
+          engine and on Ray, at those sizes (real texts repeated, embeddings perturbed): time,
+          the driver's peak memory, the same topics and themes (tools/bench_ray_scaling.py).
 - sample (--sections sample): a model fitted on half of the 9,673 ICML + ICLR 2020-2023 papers
           against a full fit (tools/bench_sample.py).
 - scaling (--scaling): cluster, label and render at 10k/30k/100k papers made from the corpus
@@ -344,6 +347,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--ray-sizes", default="", help="papers for the engines side by side, e.g. 10000,30000"
     )
+    parser.add_argument(
+        "--ray-label-sizes", default="", help="papers for the label stage on both engines"
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--baseline-run", type=Path, help=argparse.SUPPRESS)
     return parser
@@ -394,6 +400,10 @@ def main(argv: list[str] | None = None) -> None:
             sizes = [int(n) for n in args.ray_sizes.split(",")]
             results["ray_scaling"] = bench_ray_scaling.bench_ray_scaling(args.config, work, sizes)
             print("\n".join(bench_ray_scaling.report(results["ray_scaling"])), flush=True)
+        if args.ray_label_sizes:
+            sizes = [int(n) for n in args.ray_label_sizes.split(",")]
+            results["ray_label"] = bench_ray_scaling.bench_label_ray(args.config, work, sizes)
+            print("\n".join(bench_ray_scaling.report_label(results["ray_label"])), flush=True)
         if "sample" in sections:
             results["sample"] = bench_sample.bench_sample(work, work / "cache")
             print("\n".join(bench_sample.report(results["sample"])), flush=True)

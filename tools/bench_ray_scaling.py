@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -118,5 +119,78 @@ def report(rows: list[dict]) -> list[str]:
         same = "yes" if r["identical_embeddings"] and r["identical_clusters"] else "NO"
         lines.append(
             f"  {r['papers']:>7} | {engine:7} | {cells} | {r['embed_per_s']:8.1f} | {rest} | {same}"
+        )
+    return lines
+
+
+def _real_vectors(base: dict, documents, work: Path) -> np.ndarray:
+    """The real papers' embeddings (the config's embed section and cache)."""
+    folder = work / "ray-label-real"
+    folder.mkdir(parents=True)
+    tables.write_table(documents, folder / "documents.parquet", schemas.DOCUMENTS)
+    data = dict(base, inputs=[str(folder / "documents.parquet")], output_dir=str(folder))
+    data["embed"] = dict(base.get("embed") or {}, progress_bar=False)
+    (folder / "config.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+    _stage("embed", folder / "config.yaml")
+    return tables.read_embeddings(folder / "embeddings.parquet")[1]
+
+
+def _label_row(folder: Path, size: int, kind: str, workers: int, base: dict) -> dict:
+    config = _engine_config(base, folder, kind, workers)
+    log = _stage("label", config)
+    found = STAGE.search(log)
+    label = (float(found[2]), int(found[3]))
+    return {"papers": size, "engine": kind, "workers": workers, "label": label,
+            "ray_log": "ray: counted" in log}  # fmt: skip
+
+
+def bench_label_ray(config_path: Path, work: Path, sizes: list[int]) -> list[dict]:
+    """The label stage (its term counts on the engine) at growing sizes, local and on Ray: the
+    real papers repeated (copies' titles marked), their embeddings perturbed (no embedding),
+    clustered once on the local engine; the same topics and themes on every engine?"""
+    base = yaml.safe_load(config_path.read_text(encoding="utf-8"))
+    documents = _real_documents(work)
+    vectors = _real_vectors(base, documents, work)
+    rng = np.random.default_rng(0)
+    rows = []
+    for size in sizes:
+        grown = grown_documents(documents, size)
+        take = np.arange(size) % len(documents)
+        noisy = vectors[take] + (take != np.arange(size))[:, None] * rng.normal(
+            0, 0.01, (size, vectors.shape[1])
+        ).astype(np.float32)
+        noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
+        local = work / f"ray-label-{size}-local-2"
+        local.mkdir(parents=True)
+        tables.write_table(grown, local / "documents.parquet", schemas.DOCUMENTS)
+        tables.write_embeddings(grown["doc_id"].tolist(), noisy, local / "embeddings.parquet")
+        _stage("cluster", _engine_config(base, local, "local", 2))
+        engines = [("local", 2), ("ray", 2)] + ([("ray", 1)] if size == min(sizes) else [])
+        for kind, workers in engines:
+            folder = work / f"ray-label-{size}-{kind}-{workers}"
+            if folder != local:
+                shutil.copytree(
+                    local, folder, ignore=shutil.ignore_patterns("topics.parquet", "themes.parquet")
+                )
+            rows.append(_label_row(folder, size, kind, workers, base))
+            pairs = (("topics.parquet", schemas.TOPICS), ("themes.parquet", schemas.THEMES))
+            same = [tables.read_table(folder / n, s).equals(tables.read_table(local / n, s))
+                    for n, s in pairs]  # fmt: skip
+            rows[-1]["same_labels"] = all(same)
+            print(rows[-1], file=sys.stderr, flush=True)
+    return rows
+
+
+def report_label(rows: list[dict]) -> list[str]:
+    lines = [
+        f"label on the engines ({len(os.sched_getaffinity(0))} cores; CPU flags "
+        f"{' '.join(cpu_flags()) or 'none listed'}; s wall / driver's peak MB):",
+        "  papers | engine  | label | terms counted on Ray | same topics and themes as local",
+    ]
+    for r in rows:
+        engine = "local" if r["engine"] == "local" else f"ray x{r['workers']}"
+        lines.append(
+            f"  {r['papers']:>7} | {engine:7} | {r['label'][0]:.0f} s / {r['label'][1]} MB | "
+            f"{'yes' if r['ray_log'] else 'no'} | {'yes' if r['same_labels'] else 'NO'}"
         )
     return lines

@@ -1,8 +1,9 @@
 """Stage label: documents + clusters + embeddings -> topics.parquet and themes.parquet.
 
-Terms: BERTopic's class-based TF-IDF over each topic's papers counts the terms of
-`pipeline.text` (phrases of up to `max_ngram` words that never cross punctuation, stop words
-or ML filler). BERTopic's KeyBERTInspired (closeness to the topic's papers) and
+Terms: the terms of `pipeline.text` (phrases of up to `max_ngram` words that never cross
+punctuation, stop words or ML filler) are counted once per paper and summed by topic
+(counts.py; on Ray with `engine: ray`, ray_counts.py); BERTopic's class-based TF-IDF weighs
+those counts. BERTopic's KeyBERTInspired (closeness to the topic's papers) and
 MaximalMarginalRelevance (variety) then rerank the candidates. A label is the best terms, 2 to
 `label_words` words, unique across topics.
 
@@ -24,8 +25,9 @@ import pandas as pd
 from pipeline import encoder as encoders
 from pipeline import schemas, tables, text
 from pipeline.centroids import topic_centroids
-from pipeline.config import EmbedConfig, LabelConfig
+from pipeline.config import EmbedConfig, EngineConfig, LabelConfig
 from pipeline.errors import PipelineError
+from pipeline.label.counts import Counter, local_counter
 from pipeline.label.names import make_label, unique_labels
 from pipeline.label.terms import distinct_terms, group_terms
 from pipeline.label.themes import assign_themes, theme_count, theme_labels, theme_rows
@@ -122,23 +124,25 @@ def label_topics(
     vectors: np.ndarray,
     config: LabelConfig,
     encoder=None,
+    counter: Counter | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Pure core: (topics, themes) tables. Terms, labels, themes and representative papers come
     from the papers the topic model was fitted on (clusters' `placed` == "fit"); sizes count
     every paper. `vectors` are the embeddings of `documents`' rows (every paper, or the fitted
     ones alone); `encoder` (the embedding model) enables the KeyBERTInspired + MMR
-    reranking."""
+    reranking. `counter` counts the papers' terms by topic (here by default, or on Ray)."""
     merged, vectors = tables.join_fitted(documents, clusters, vectors)
     topics = merged["topic"].to_numpy()
     texts = term_texts(merged)
     encoder = encoder if config.representation == "keybert_mmr" else None
 
-    weighted = group_terms(texts, topics, vectors, config, encoder)
+    counter = counter or local_counter(EngineConfig().shard_papers)
+    counts = counter(texts, topics, config.max_ngram)
+    weighted = group_terms(texts, topics, vectors, config, counts, encoder)
     terms = {t: [term for term, _ in pairs] for t, pairs in weighted.items()}
     labels = unique_labels({t: v for t, v in terms.items() if t >= 0}, config.label_words, "Topic")
     themes = assign_themes(vectors, topics, config)
-    paper_themes = np.array([themes.get(int(t), -1) for t in topics])
-    names, theme_terms = theme_labels(texts, paper_themes, terms, labels, themes, config)
+    names, theme_terms = theme_labels(counts, terms, labels, themes, config)
     representatives = representative_docs(
         merged["doc_id"].to_numpy(), vectors, topics, config.n_representative
     )
@@ -161,6 +165,15 @@ def label_topics(
     return sized(topic_table, theme_table, clusters["topic"].to_numpy())
 
 
+def engine_counter(engine: EngineConfig) -> Counter:
+    """The term counter of the configured engine: here, or on Ray tasks (`ray_counts`)."""
+    if engine.kind != "ray":
+        return local_counter(engine.shard_papers)
+    from pipeline.label.ray_counts import ray_counter
+
+    return ray_counter(engine)
+
+
 def previous_tables(topics: Path, themes: Path, fingerprint: str):
     """The tables a previous run wrote from the same basis, or None."""
     try:
@@ -181,8 +194,10 @@ def run(
     embeddings: Path,
     topics: Path,
     themes: Path,
+    engine: EngineConfig | None = None,
 ) -> None:
-    """`embed_config` loads the encoder (with its precision) that KeyBERTInspired embeds the
+    """The papers' terms are counted on the configured `engine`. `embed_config` loads the
+    encoder (with its precision) that KeyBERTInspired embeds the
     candidate terms with. Where the previous tables were computed from the same basis (only
     papers added to the saved model since), their labels, terms and themes are kept."""
     lineage = tables.stage_lineage(
@@ -201,7 +216,9 @@ def run(
             encoder = encoders.load_encoder(embed_config)
         # the candidate terms are embedded as the papers were: the embed section's precision
         with encoders.precision_context(encoders.resolve_precision(embed_config)):
-            topic_table, theme_table = label_topics(papers, placed, vectors, config, encoder)
+            topic_table, theme_table = label_topics(
+                papers, placed, vectors, config, encoder, engine_counter(engine or EngineConfig())
+            )
     for row in topic_table.itertuples():
         log.info("topic %3d  %4d papers  theme %2d  %s", row.topic, row.size, row.theme, row.label)
     notes = {"basis": fingerprint}

@@ -5,10 +5,13 @@ MaximalMarginalRelevance when the embedding model is given."""
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 
 from pipeline import progress
 from pipeline.config import LabelConfig
+from pipeline.label.counts import TermCounts
 from pipeline.text import term_analyzer, term_words
 
 
@@ -41,32 +44,80 @@ def distinct_terms(terms: list[str]) -> list[str]:
     return kept
 
 
-def common_terms(terms: list[str], texts: list[str], analyzer, min_share: float) -> list[str]:
-    """The terms used by at least `min_share` of the texts (and by two, where there are two),
-    in order; topped up from the rest to three terms when fewer are that common."""
-    doc_terms = [set(analyzer(text)) for text in texts]
-    needed = max(min_share * len(texts), min(2, len(texts)))
-    common = [t for t in terms if sum(t in d for d in doc_terms) >= needed]
+def common_terms(terms: list[str], uses: dict[str, int], size: int, min_share: float) -> list[str]:
+    """The terms used by at least `min_share` of a group's `size` papers (and by two, where
+    there are two; `uses`: term -> its papers using it), in order; topped up from the rest to
+    three terms when fewer are that common."""
+    needed = max(min_share * size, min(2, size))
+    common = [t for t in terms if uses.get(t, 0) >= needed]
     return common + [t for t in terms if t not in common][: max(0, 3 - len(common))]
 
 
 class CommonTerms:
     """A BERTopic representation step: keeps the candidate terms that at least `min_share` of
     the topic's papers use, so its terms describe the topic rather than a few of its papers
-    (and co-occur in its papers: NPMI coherence)."""
+    (and co-occur in its papers: NPMI coherence). `counts` are the papers' term counts by
+    group (`groups`: each text's group, as given to BERTopic)."""
 
-    def __init__(self, min_share: float):
+    def __init__(self, min_share: float, counts: TermCounts, groups: np.ndarray):
         self.min_share = min_share
+        self.counts = counts
+        self.groups = groups
 
     def extract_topics(self, topic_model, documents, c_tf_idf, topics):
-        analyzer = topic_model.vectorizer_model.build_analyzer()
-        texts = documents.groupby("Topic")["Document"].agg(list)
+        paper_of = documents.groupby("Topic")["ID"].first()  # BERTopic's topic -> one paper
         result = {}
         for topic, pairs in progress.bar(topics.items(), desc="topics: common terms"):
+            group = int(self.groups[paper_of[topic]])
             score = {w: s for w, s in pairs if w}
-            kept = distinct_terms(common_terms(list(score), texts[topic], analyzer, self.min_share))
+            size = int(self.counts.sizes[self.counts.row(group)])
+            uses = self.counts.papers_using(group)
+            kept = distinct_terms(common_terms(list(score), uses, size, self.min_share))
             result[topic] = [(w, score[w]) for w in kept]
         return result
+
+
+def _joined_key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def joined_rows(texts: list[str], groups: np.ndarray, counts: TermCounts) -> dict[str, int]:
+    """Each group's papers as BERTopic joins them for c-TF-IDF (in order, a space between, tabs
+    and line breaks as spaces, 'emptydoc' for none) -> the group's row in `counts`."""
+    members: dict[int, list[str]] = {}
+    for text, group in zip(texts, groups.tolist(), strict=True):
+        members.setdefault(group, []).append(text)
+    rows = {}
+    for row, group in enumerate(counts.groups.tolist()):
+        joined = " ".join(members.get(group, [])).replace("\n", " ").replace("\t", " ")
+        rows[_joined_key(joined or "emptydoc")] = row
+    return rows
+
+
+def counted_vectorizer(analyzer, counts: TermCounts, rows: dict[str, int]):
+    """BERTopic's vectorizer with the counts made already (`counts.py`, on the configured
+    engine): fitted on the topics' joined papers it returns their rows of `counts` rather than
+    analysing them again; other texts (the representative papers KeyBERTInspired weighs) it
+    analyses as scikit-learn's CountVectorizer does, over the same vocabulary."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    class CountedVectorizer(CountVectorizer):
+        def fit_transform(self, raw_documents, y=None):
+            try:
+                picked = [rows[_joined_key(d)] for d in raw_documents]
+            except KeyError:  # BERTopic joined the papers otherwise: a new BERTopic release
+                raise RuntimeError("BERTopic's topic texts are not the counted ones") from None
+            if not len(counts.vocabulary):
+                raise ValueError("empty vocabulary; the papers use no term")
+            self.vocabulary_ = {t: i for i, t in enumerate(counts.vocabulary.tolist())}
+            self.fixed_vocabulary_ = False
+            return counts.uses[picked]
+
+        def fit(self, raw_documents, y=None):
+            self.fit_transform(raw_documents)
+            return self
+
+    return CountedVectorizer(analyzer=analyzer)
 
 
 def _refiners(config: LabelConfig, wanted: int, vectors: np.ndarray) -> list:
@@ -115,20 +166,21 @@ def group_terms(
     groups: np.ndarray,
     vectors: np.ndarray | None,
     config: LabelConfig,
+    counts: TermCounts,
     encoder=None,
 ) -> dict[int, list[tuple[str, float]]]:
     """Best terms per group (a topic id in `groups`), best first, each with its
     c-TF-IDF weight in the group: the c-TF-IDF candidates that `min_term_share` of the group's
     papers use, then, given the embedding model (`encoder`), reranked by KeyBERTInspired and
     picked for variety by MaximalMarginalRelevance (the order is theirs, the weight
-    c-TF-IDF's). `vectors` are the texts' embeddings."""
+    c-TF-IDF's). `vectors` are the texts' embeddings; `counts` the texts' term counts by
+    group (`counts.py`), which c-TF-IDF and CommonTerms start from."""
     from bertopic import BERTopic
     from bertopic.cluster import BaseCluster
     from bertopic.dimensionality import BaseDimensionalityReduction
     from bertopic.vectorizers import ClassTfidfTransformer
-    from sklearn.feature_extraction.text import CountVectorizer
 
-    steps = [CommonTerms(config.min_term_share)]
+    steps = [CommonTerms(config.min_term_share, counts, groups)]
     wanted = config.n_terms
     if encoder is not None and config.representation == "keybert_mmr":
         steps += _refiners(config, wanted, vectors)
@@ -139,7 +191,9 @@ def group_terms(
         embedding_model=encoder,
         umap_model=BaseDimensionalityReduction(),
         hdbscan_model=BaseCluster(),  # the groups are given
-        vectorizer_model=CountVectorizer(analyzer=term_analyzer(config.max_ngram)),
+        vectorizer_model=counted_vectorizer(
+            term_analyzer(config.max_ngram), counts, joined_rows(texts, groups, counts)
+        ),
         ctfidf_model=ClassTfidfTransformer(reduce_frequent_words=True),
         representation_model=steps,
         top_n_words=max(3 * wanted, 50),

@@ -16,15 +16,14 @@ import logging
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
 from pipeline import schemas
 from pipeline.centroids import topic_centroids, ward_groups
 from pipeline.config import LabelConfig
+from pipeline.label.counts import TermCounts
 from pipeline.label.names import unique_labels
 from pipeline.label.terms import distinct_terms
 from pipeline.schemas import UNASSIGNED_LABEL
-from pipeline.text import term_analyzer
 
 log = logging.getLogger("pipeline.label")
 
@@ -59,30 +58,20 @@ def assign_themes(vectors: np.ndarray, topics: np.ndarray, config: LabelConfig) 
 
 
 def telling_terms(
-    texts: list[str], groups: np.ndarray, min_share: float, n_terms: int, max_ngram: int = 3
+    counts: TermCounts, min_share: float, n_terms: int
 ) -> dict[int, list[tuple[str, float]]]:
-    """Each group's (theme's) `n_terms` best terms with their scores, best first: terms that at
-    least `min_share` of its papers use (and two, where it has two), used more often there than
-    elsewhere, ranked by share x log(share / share elsewhere); ties by term. A term a better
-    one already says is left out (`distinct_terms`)."""
-    from sklearn.feature_extraction.text import CountVectorizer
-
-    ids = sorted(set(groups.tolist()))
-    vectorizer = CountVectorizer(analyzer=term_analyzer(max_ngram), binary=True)
-    try:
-        uses = vectorizer.fit_transform(texts).tocsc()  # paper x term: 1 where it is used
-    except ValueError:  # no term in any text (e.g. papers of one filler word each)
-        return {group: [] for group in ids}
-    vocabulary = vectorizer.get_feature_names_out()
-    position = {g: i for i, g in enumerate(ids)}
-    rows = [position[g] for g in groups.tolist()]
-    member = sparse.csr_matrix((np.ones(len(rows)), (rows, np.arange(len(rows)))))
-    counts = (member @ uses).toarray()  # group x term: papers using it
-    sizes = np.bincount(rows, minlength=len(ids)).astype(float)
-    everywhere, n_papers = counts.sum(axis=0), len(texts)
+    """Each group's (theme's) `n_terms` best terms with their scores, best first, from the
+    papers' term counts by group (`counts.py`): terms that at least `min_share` of its papers
+    use (and two, where it has two), used more often there than elsewhere, ranked by share x
+    log(share / share elsewhere); ties by term. A term a better one already says is left out
+    (`distinct_terms`)."""
+    ids, vocabulary = counts.groups.tolist(), counts.vocabulary
+    papers = counts.papers.toarray().astype(float)  # group x term: papers using it
+    sizes = counts.sizes.astype(float)
+    everywhere, n_papers = papers.sum(axis=0), float(sizes.sum())
     found = {}
     for g, group in enumerate(ids):
-        inside, outside = counts[g], everywhere - counts[g]
+        inside, outside = papers[g], everywhere - papers[g]
         share = inside / sizes[g]
         elsewhere = (outside + 1) / (n_papers - sizes[g] + 1)  # +1: never 0
         keep = (inside >= max(min_share * sizes[g], min(2, sizes[g]))) & (share > elsewhere)
@@ -95,8 +84,7 @@ def telling_terms(
 
 
 def theme_labels(
-    texts: list[str],
-    paper_themes: np.ndarray,
+    counts: TermCounts,
     topic_terms: dict[int, list[str]],
     topic_labels: dict[int, str],
     themes: dict[int, int],
@@ -104,13 +92,12 @@ def theme_labels(
 ) -> tuple[dict[int, str], dict[int, list[str]]]:
     """(theme -> label, theme -> terms). A real second level is named by its telling terms
     (the unassigned papers' group too, for its terms); with one level a theme is its topic,
-    with the topic's label and terms."""
+    with the topic's label and terms. `counts`: the papers' term counts by topic."""
     if len(set(themes.values())) == len(themes):
         labels = {themes[t]: topic_labels[t] for t in themes}
         return labels, {themes.get(t, t): terms for t, terms in topic_terms.items()}
-    weighted = telling_terms(
-        texts, paper_themes, config.theme_term_share, config.n_terms, config.max_ngram
-    )
+    into = {int(t): themes.get(int(t), schemas.UNASSIGNED) for t in counts.groups}
+    weighted = telling_terms(counts.merged(into), config.theme_term_share, config.n_terms)
     theme_terms = {h: [term for term, _ in pairs] for h, pairs in weighted.items()}
     assigned = {h: v for h, v in theme_terms.items() if h >= 0}
     return unique_labels(assigned, config.label_words, "Theme"), theme_terms
