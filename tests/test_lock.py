@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sysconfig
 from importlib import metadata
 
 import tomllib
@@ -67,9 +68,13 @@ def test_torch_is_the_cpu_build_with_only_its_own_hash():
 
 def test_the_environment_is_the_lock():
     """The venv `make` made holds exactly the locked versions, and nothing the lock lacks
-    (but pip, which the venv brings, and this project)."""
+    (but pip, which the venv brings, and this project). Only the venv's own site-packages are
+    read: Ray, once imported, puts the packages it vendors (psutil, colorama) on sys.path."""
     pins = locked()
-    installed = {canonicalize_name(d.metadata["Name"]): d.version for d in metadata.distributions()}
+    site = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
+    installed = {
+        canonicalize_name(d.metadata["Name"]): d.version for d in metadata.distributions(path=site)
+    }
     for name, (version, _) in pins.items():
         assert name in installed, f"{name} is locked but not installed: run make"
         assert Version(installed[name]) == version, f"{name} {installed[name]} != lock {version}"
