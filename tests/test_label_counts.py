@@ -8,6 +8,7 @@ import pytest
 from sklearn.feature_extraction.text import CountVectorizer
 
 from pipeline.config import EngineConfig
+from pipeline.errors import PipelineError
 from pipeline.label.counts import count_chunk, local_counter, summed
 from pipeline.text import term_analyzer
 from tests.conftest import ROOT
@@ -82,3 +83,24 @@ def test_ray_tasks_count_as_the_local_engine(monkeypatch, workers):
     groups = np.arange(len(texts)) % 5 - 1
     engine = EngineConfig(kind="ray", concurrency=workers, shard_papers=16)
     _same(ray_counter(engine)(texts, groups, 3), local_counter(16)(texts, groups, 3))
+
+
+def _fails(batch: dict) -> dict:
+    raise ValueError("a chunk that cannot be counted")
+
+
+@pytest.mark.slow
+@pytest.mark.ray
+def test_a_chunk_failing_for_good_stops_with_one_line(monkeypatch):
+    """A Ray task that fails on every try: the stage's one line, not Ray's traceback."""
+    from pipeline.engines.chunks import map_chunks
+
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    engine = EngineConfig(kind="ray", concurrency=1, max_retries=1)
+    with pytest.raises(PipelineError) as caught:
+        map_chunks(engine, [{"start": 0}], _fails, desc="counting", total=1, done=len,
+                   convert=dict, failure="counting terms", stage="label")  # fmt: skip
+    message = str(caught.value)
+    assert message.startswith("counting terms on Ray failed after 1 retries (")
+    assert message.endswith("); rerun the label stage") and "\n" not in message

@@ -106,14 +106,25 @@ def bench_ray_scaling(config_path: Path, work: Path, sizes: list[int]) -> list[d
     return rows
 
 
+def _heading(title: str) -> str:
+    """The table's title with the machine it was measured on."""
+    return (
+        f"{title} ({len(os.sched_getaffinity(0))} cores; CPU flags "
+        f"{' '.join(cpu_flags()) or 'none listed'}; s wall / driver's peak MB):"
+    )
+
+
+def _engine(row: dict) -> str:
+    return "local" if row["engine"] == "local" else f"ray x{row['workers']}"
+
+
 def report(rows: list[dict]) -> list[str]:
     lines = [
-        f"ray scaling ({len(os.sched_getaffinity(0))} cores; CPU flags "
-        f"{' '.join(cpu_flags()) or 'none listed'}; s wall / driver's peak MB):",
+        _heading("ray scaling"),
         "  papers | engine  | embed | papers/s | cluster | label | same as local",
     ]
     for r in rows:
-        engine = "local" if r["engine"] == "local" else f"ray x{r['workers']}"
+        engine = _engine(r)
         cells = " | ".join(f"{r[s][0]:.0f} s / {r[s][1]} MB" for s in STAGES[:1])
         rest = " | ".join(f"{r[s][0]:.0f} s / {r[s][1]} MB" for s in STAGES[1:])
         same = "yes" if r["identical_embeddings"] and r["identical_clusters"] else "NO"
@@ -183,12 +194,11 @@ def bench_label_ray(config_path: Path, work: Path, sizes: list[int]) -> list[dic
 
 def report_label(rows: list[dict]) -> list[str]:
     lines = [
-        f"label on the engines ({len(os.sched_getaffinity(0))} cores; CPU flags "
-        f"{' '.join(cpu_flags()) or 'none listed'}; s wall / driver's peak MB):",
+        _heading("label on the engines"),
         "  papers | engine  | label | terms counted on Ray | same topics and themes as local",
     ]
     for r in rows:
-        engine = "local" if r["engine"] == "local" else f"ray x{r['workers']}"
+        engine = _engine(r)
         lines.append(
             f"  {r['papers']:>7} | {engine:7} | {r['label'][0]:.0f} s / {r['label'][1]} MB | "
             f"{'yes' if r['ray_log'] else 'no'} | {'yes' if r['same_labels'] else 'NO'}"

@@ -45,15 +45,22 @@ class TermCounts:
         """The groups summed into larger ones (`into`: group -> its new group; topics into
         themes); a group not in `into` keeps its id."""
         target = np.array([into.get(int(g), int(g)) for g in self.groups], dtype=np.int64)
-        ids = np.unique(target)
-        member = sparse.csr_matrix(
-            (np.ones(len(target)), (np.searchsorted(ids, target), np.arange(len(target)))),
-            shape=(len(ids), len(target)),
-        )
+        ids, member = _membership(target)
         return TermCounts(
             ids, self.vocabulary, _int(member @ self.uses), _int(member @ self.papers),
             np.rint(member @ self.sizes).astype(np.int64),
         )  # fmt: skip
+
+
+def _membership(labels: np.ndarray) -> tuple[np.ndarray, sparse.csr_matrix]:
+    """(the sorted distinct labels, label x item matrix with a 1 where the item has the label):
+    multiplied with an item x term table it sums the table by label."""
+    ids = np.unique(labels)
+    rows = np.searchsorted(ids, labels)
+    member = sparse.csr_matrix(
+        (np.ones(len(labels)), (rows, np.arange(len(labels)))), shape=(len(ids), len(labels))
+    )
+    return ids, member
 
 
 def _int(matrix) -> sparse.csr_matrix:
@@ -62,11 +69,14 @@ def _int(matrix) -> sparse.csr_matrix:
     return matrix
 
 
+def _sizes(member: sparse.csr_matrix) -> np.ndarray:
+    return np.asarray(member.sum(axis=1), dtype=np.int64).ravel()
+
+
 def empty_counts(groups: np.ndarray) -> TermCounts:
-    ids = np.unique(np.asarray(groups, dtype=np.int64))
+    ids, member = _membership(np.asarray(groups, dtype=np.int64))
     none = sparse.csr_matrix((len(ids), 0), dtype=np.int64)
-    sizes = np.array([(groups == g).sum() for g in ids], dtype=np.int64)
-    return TermCounts(ids, np.array([], dtype=object), none, none.copy(), sizes)
+    return TermCounts(ids, np.array([], dtype=object), none, none.copy(), _sizes(member))
 
 
 def count_chunk(texts: Sequence[str], groups: np.ndarray, max_ngram: int) -> TermCounts:
@@ -80,15 +90,10 @@ def count_chunk(texts: Sequence[str], groups: np.ndarray, max_ngram: int) -> Ter
         per_paper = vectorizer.fit_transform(list(texts))
     except ValueError:  # no term in any text (e.g. papers of one filler word each)
         return empty_counts(groups)
-    ids = np.unique(groups)
-    member = sparse.csr_matrix(
-        (np.ones(len(groups)), (np.searchsorted(ids, groups), np.arange(len(groups)))),
-        shape=(len(ids), len(groups)),
-    )
+    ids, member = _membership(groups)
     used = (per_paper > 0).astype(np.int64)
-    sizes = np.bincount(np.searchsorted(ids, groups), minlength=len(ids)).astype(np.int64)
-    vocabulary = np.asarray(vectorizer.get_feature_names_out(), dtype=object)
-    return TermCounts(ids, vocabulary, _int(member @ per_paper), _int(member @ used), sizes)
+    terms = np.asarray(vectorizer.get_feature_names_out(), dtype=object)
+    return TermCounts(ids, terms, _int(member @ per_paper), _int(member @ used), _sizes(member))
 
 
 def summed(parts: list[TermCounts]) -> TermCounts:

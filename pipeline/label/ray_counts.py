@@ -8,16 +8,13 @@ from __future__ import annotations
 
 import logging
 import time
-import warnings
 
 import numpy as np
 from scipy import sparse
 
-from pipeline import progress
 from pipeline.config import EngineConfig
-from pipeline.engines.session import ray_session
+from pipeline.engines.chunks import map_chunks
 from pipeline.engines.shards import chunk_bounds
-from pipeline.errors import PipelineError
 from pipeline.label.counts import Counter, TermCounts, count_chunk, summed
 
 log = logging.getLogger("pipeline.label")
@@ -68,28 +65,13 @@ def ray_counter(engine: EngineConfig) -> Counter:
         bounds = chunk_bounds(len(texts), engine.shard_papers)
         if not bounds:
             return summed([])
-        parts: dict[int, TermCounts] = {}
-        with ray_session(engine) as ray:
-            items = [{"start": s, "texts": texts[s:e], "groups": groups[s:e]} for s, e in bounds]
-            dataset = ray.data.from_items(items, override_num_blocks=len(items))
-            with warnings.catch_warnings():  # retries are still only ray_remote_args in Ray 2.60
-                warnings.simplefilter("ignore", DeprecationWarning)
-                counted = dataset.map_batches(
-                    count_batch, fn_kwargs={"max_ngram": max_ngram}, batch_size=1,
-                    concurrency=min(engine.concurrency, len(items)), num_cpus=1,
-                    max_retries=engine.max_retries,
-                )  # fmt: skip
-            start = time.perf_counter()
-            with progress.bar(desc="counting terms on Ray", total=len(texts), unit="papers") as bar:
-                try:
-                    for row in counted.iter_rows():
-                        parts[int(row["start"])] = unflattened(row)
-                        bar.update(int(np.sum(row["sizes"])))
-                except Exception as exc:  # Ray wraps what failed in its own errors
-                    raise PipelineError(
-                        f"counting terms on Ray failed after {engine.max_retries} retries "
-                        f"({type(exc).__name__}); rerun the label stage"
-                    ) from None
+        start = time.perf_counter()
+        items = [{"start": s, "texts": texts[s:e], "groups": groups[s:e]} for s, e in bounds]
+        parts = map_chunks(
+            engine, items, count_batch, desc="counting terms on Ray", total=len(texts),
+            done=lambda row: int(np.sum(row["sizes"])), convert=unflattened,
+            failure="counting terms", stage="label", fn_kwargs={"max_ngram": max_ngram},
+        )  # fmt: skip
         seconds = time.perf_counter() - start
         log.info("ray: counted the terms of %d papers in %d chunks in %.1f s", len(texts),
                  len(bounds), seconds)  # fmt: skip
