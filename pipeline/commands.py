@@ -61,7 +61,8 @@ COMMANDS = {
     c.name: c
     for c in (
         Command("ingest", "pipeline.ingest", ("ingest", "inputs"), (), ("documents", "rejected"),
-                "input files -> documents + the ledger of rejected records"),
+                "input files -> documents + the ledger of rejected records (and, with "
+                "engine: ray, the documents as shards for the workers)", engine=True),
         Command("embed", "pipeline.embed", ("embed",), ("documents",), ("embeddings",),
                 "documents -> embeddings", engine=True),
         Command("cluster", "pipeline.cluster", ("cluster",), ("documents", "embeddings"),

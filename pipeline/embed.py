@@ -5,14 +5,14 @@ threads are `pipeline.encoder`'s. A cache keyed by model identity, precision and
 means a text is embedded once, across runs and output folders: adding papers embeds only the
 new ones, and a fully cached run never loads the model.
 
-The texts not cached are embedded in fixed chunks of `engine.shard_papers` papers, here (the
-local engine) or on Ray actors (`engine: ray`, `pipeline.ray_embed`), so both engines
-give the same vectors; the cache is read and filled here either way.
+The texts not cached are embedded a shard of `engine.shard_papers` papers at a time, here (the
+local engine) or by Ray actors reading the documents shards (`engine: ray`,
+`pipeline.ray_embed`), so both engines give the same vectors; the cache is read and filled here
+either way.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 from pathlib import Path
@@ -24,14 +24,12 @@ import pyarrow.parquet as pq
 from pipeline import encoder as encoders
 from pipeline import progress, schemas, tables
 from pipeline.config import EmbedConfig, EngineConfig
+from pipeline.engines import document_shards
+from pipeline.engines import shards as shard_files
 from pipeline.engines.shards import WORK_DIR, chunk_bounds, remove, work_folder
-from pipeline.text import embedding_texts
+from pipeline.text import embedding_texts, text_key
 
 log = logging.getLogger("pipeline.embed")
-
-
-def text_key(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
 def cache_path(directory: Path, model: str, precision: str) -> Path:
@@ -66,19 +64,31 @@ class EmbeddingCache:
         tables.atomic_write(self.path, lambda tmp: pq.write_table(table, tmp))
 
 
-def embed_in_chunks(
-    texts: list[str], encoder, config: EmbedConfig, precision: str, chunk: int
+def missing_groups(keys: list[str], known, size: int) -> list[list[int]]:
+    """The positions of the texts to embed, by shard of `size` papers (shard i holds positions
+    i*size to (i+1)*size): in each, those neither in `known` nor met before."""
+    met: set[str] = set()
+    groups: list[list[int]] = [[] for _ in chunk_bounds(len(keys), size)]
+    for position, key in enumerate(keys):
+        if key not in known and key not in met:
+            met.add(key)
+            groups[position // size].append(position)
+    return groups
+
+
+def embed_groups(
+    texts: list[list[str]], encoder, config: EmbedConfig, precision: str
 ) -> np.ndarray:
-    """The local engine: texts embedded a chunk of `chunk` at a time, in order (as Ray's actors
+    """The local engine: each shard's texts embedded in one call, in order (as Ray's actors
     embed a shard), with one bar of papers done over them all."""
     quiet = config.model_copy(update={"progress_bar": False})
     width = encoders.MODEL_WIDTH[config.model]
     parts = [np.zeros((0, width), np.float32)]
-    show = progress.bar(desc="embedding", total=len(texts), unit="papers")
+    show = progress.bar(desc="embedding", total=sum(map(len, texts)), unit="papers")
     with show as bar, encoders.precision_context(precision):
-        for start, stop in chunk_bounds(len(texts), chunk):
-            parts.append(encoders.embed_texts(texts[start:stop], encoder, quiet))
-            bar.update(stop - start)
+        for group in texts:
+            parts.append(encoders.embed_texts(group, encoder, quiet))
+            bar.update(len(group))
     return np.concatenate(parts)
 
 
@@ -94,8 +104,8 @@ def embed_with_cache(
     """Embed texts, taking known ones from the cache; returns (vectors, number newly embedded).
 
     `encoder_factory` is only called when some text is not cached, so a fully cached run never
-    loads the model. The texts not cached are embedded `chunk` at a time here, or by
-    `remote(keys, texts)` (the Ray engine) when given.
+    loads the model. The texts not cached are embedded a shard of `chunk` papers at a time
+    (`missing_groups`) here, or by `remote(keys, groups)` (the Ray engine) when given.
     """
     width = encoders.MODEL_WIDTH[config.model]
     cache = (
@@ -103,14 +113,14 @@ def embed_with_cache(
     )
     keys = [text_key(t) for t in texts]
     known = cache.vectors if cache else {}
-    missing = list(dict.fromkeys(k for k in keys if k not in known))
+    groups = missing_groups(keys, known, chunk)
+    missing = [keys[p] for group in groups for p in group]
     if missing:
-        text_of = dict(zip(keys, texts, strict=True))
-        todo = [text_of[k] for k in missing]
         if remote is not None:
-            fresh = remote(missing, todo)
+            fresh = remote(keys, groups)
         else:
-            fresh = embed_in_chunks(todo, encoder_factory(), config, precision, chunk)
+            todo = [[texts[p] for p in group] for group in groups if group]
+            fresh = embed_groups(todo, encoder_factory(), config, precision)
         known = dict(known)
         known.update(zip(missing, fresh, strict=True))
         if cache:
@@ -124,16 +134,21 @@ def embed_with_cache(
     return vectors, len(missing)
 
 
-def ray_encoder(config: EmbedConfig, precision: str, engine: EngineConfig, out_dir: Path):
-    """`remote` for embed_with_cache: the texts embedded on Ray through shards in a work folder
-    of `out_dir` (named by the work, so a rerun resumes; removed once the work is done)."""
+def ray_encoder(
+    config: EmbedConfig, precision: str, engine: EngineConfig, sources: list[Path], out_dir: Path
+):
+    """`remote` for embed_with_cache: the papers to embed read by Ray actors from the documents
+    shards `sources`, their vectors written to a work folder of `out_dir` (named by the work,
+    so a rerun resumes; removed once the work is done)."""
 
-    def encode(keys: list[str], texts: list[str]) -> np.ndarray:
+    def encode(keys: list[str], groups: list[list[int]]) -> np.ndarray:
         from pipeline.ray_embed import embed_on_ray
 
         identity = f"{encoders.encoder_identity(config)} {precision}"
-        folder = work_folder(out_dir, "embed", identity, keys, engine.shard_papers)
-        return embed_on_ray(keys, texts, config, precision, engine, folder)
+        placed = [f"{p}:{keys[p]}" for group in groups for p in group]
+        folder = work_folder(out_dir, "embed", identity, placed, engine.shard_papers)
+        shards = shard_files.plan(sources, groups, keys, engine.shard_papers, folder)
+        return embed_on_ray(shards, config, precision, engine)
 
     return encode
 
@@ -148,7 +163,10 @@ def run(
     cache_dir = Path(config.cache_dir) if config.cache_dir else None
     remote = None
     if engine.kind == "ray":
-        remote = ray_encoder(config, precision, engine, embeddings.parent)
+        sources = document_shards.ensure(
+            papers, documents, engine.shard_papers, lineage.inputs["documents"]
+        )
+        remote = ray_encoder(config, precision, engine, sources, embeddings.parent)
     start = time.perf_counter()
     vectors, n_new = embed_with_cache(
         embedding_texts(papers), lambda: encoders.load_encoder(config), config, precision,

@@ -1,15 +1,19 @@
-"""The embed stage on Ray: the texts not in the cache, cut into shards of `engine.shard_papers`
-papers (`shards`), embedded by Ray Data actors (`map_batches` over the shards, one encoder per
-actor, `engine.concurrency` actors of one core each), each shard's vectors written beside it.
+"""The embed stage on Ray: the documents shards (`engines.document_shards`, written by ingest
+with `engine: ray`) read by Ray Data actors (`map_batches` over the shards with work, one
+encoder per actor, `engine.concurrency` actors of one core each). Each actor reads its shard
+from the shared path, embeds the papers of it not in the cache, and writes their vectors to the
+work folder.
 
-A shard is embedded in one call, as the local engine embeds each chunk, so both engines give
-the same vectors (bf16 results depend on how texts are padded into batches). The driver reads
-the vectors back and fills the cache. A dead actor is restarted and its shard retried up to
-`engine.max_retries` times; a shard that fails for good stops the stage with one line naming it.
+A shard's papers are embedded in one call, as the local engine embeds each shard's, so both
+engines give the same vectors (bf16 results depend on how texts are padded into batches). The
+driver reads the vectors back and fills the cache. A dead actor is restarted and its shard
+retried up to `engine.max_retries` times; a shard that fails for good stops the stage with one
+line naming it.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import socket
@@ -20,11 +24,12 @@ from pathlib import Path
 import numpy as np
 
 from pipeline import encoder as encoders
-from pipeline import progress
+from pipeline import progress, schemas, tables
 from pipeline.config import EmbedConfig, EngineConfig
 from pipeline.engines import shards as shard_files
 from pipeline.engines.session import ray_session
 from pipeline.errors import PipelineError
+from pipeline.text import embedding_texts, text_key
 
 log = logging.getLogger("pipeline.engines")
 # A test hook, read on the driver: "<shard file name>:<marker file>" kills the actor that
@@ -35,11 +40,11 @@ WORKER_ERROR = "topicmap worker: "  # a worker's own one-line problem, found in 
 THREADS_PER_ACTOR = 1  # each actor holds one CPU of the cluster
 
 
-def _attempt(source: Path, fault: str | None) -> None:
+def _attempt(source: Path, attempts: Path, fault: str | None) -> None:
     """Count an attempt at a shard (the driver names the shard tried most when Ray gives up),
     then crash here if the test hook asks for it."""
-    with open(f"{source}.attempts", "a", encoding="utf-8") as attempts:
-        attempts.write(f"{socket.gethostname()} {os.getpid()}\n")
+    with open(attempts, "a", encoding="utf-8") as counted:
+        counted.write(f"{socket.gethostname()} {os.getpid()}\n")
     if not fault:
         return
     name, _, marker = fault.partition(":")
@@ -63,30 +68,32 @@ class EncoderActor:
 
     def __call__(self, batch: dict) -> dict:
         done = []
-        for source, result in zip(batch["source"], batch["result"], strict=True):
+        for source, rows, result in zip(batch["source"], batch["rows"], batch["result"],
+                                        strict=True):  # fmt: skip
             source, result = Path(str(source)), Path(str(result))
             if not result.exists():
-                self._embed(source, result)
+                self._embed(source, json.loads(str(rows)), result)
             done.append(str(source))
         return {"source": np.array(done)}
 
-    def _embed(self, source: Path, result: Path) -> None:
+    def _embed(self, source: Path, rows: list[int], result: Path) -> None:
         try:
-            keys, texts = shard_files.read_texts(source)
-        except OSError as exc:
+            papers = tables.read_table(source, schemas.DOCUMENTS, ["title", "abstract"])
+        except (OSError, PipelineError) as exc:
             host = socket.gethostname()
             raise RuntimeError(f"{WORKER_ERROR}{host} cannot read {source} ({exc})") from None
-        _attempt(source, self.fault)
+        _attempt(source, result.with_name(f"{source.stem}.attempts"), self.fault)
+        texts = embedding_texts(papers.iloc[rows])
         with encoders.precision_context(self.precision):
             vectors = encoders.embed_texts(texts, self.encoder, self.config)
-        shard_files.write_vectors(result, keys, vectors)
+        shard_files.write_vectors(result, [text_key(t) for t in texts], vectors)
 
 
 def failed_shard(shards: list[shard_files.Shard]) -> shard_files.Shard | None:
     """The shard Ray gave up on: of those not done, the one tried most often."""
 
     def attempts(shard):
-        path = Path(f"{shard.source}.attempts")
+        path = shard.attempts
         return len(path.read_text(encoding="utf-8").splitlines()) if path.exists() else 0
 
     left = [s for s in shards if not s.done]
@@ -109,7 +116,10 @@ def run_actors(pending: list[shard_files.Shard], config: EmbedConfig, precision:
     total = sum(s.size for s in pending)
     size_of = {str(s.source): s.size for s in pending}
     with ray_session(engine) as ray:
-        items = [{"source": str(s.source), "result": str(s.result)} for s in pending]
+        items = [
+            {"source": str(s.source), "rows": json.dumps(s.rows), "result": str(s.result)}
+            for s in pending
+        ]
         dataset = ray.data.from_items(items, override_num_blocks=len(items))
         with warnings.catch_warnings():  # retries are still only ray_remote_args in Ray 2.60
             warnings.simplefilter("ignore", DeprecationWarning)
@@ -138,12 +148,12 @@ def run_actors(pending: list[shard_files.Shard], config: EmbedConfig, precision:
 
 
 def embed_on_ray(
-    keys: list[str], texts: list[str], config: EmbedConfig, precision: str,
-    engine: EngineConfig, folder: Path,
-) -> np.ndarray:  # fmt: skip
-    """The vectors of `texts` (keys: their cache keys), embedded on Ray through shards in
-    `folder`; shards already done there (a killed run's) are not embedded again."""
-    shards = shard_files.write_text_shards(folder, keys, texts, engine.shard_papers)
+    shards: list[shard_files.Shard], config: EmbedConfig, precision: str, engine: EngineConfig
+) -> np.ndarray:
+    """The vectors of the shards' papers, in order, embedded on Ray; shards already done (a
+    killed run's, in the same work folder) are not embedded again."""
+    for folder in {s.result.parent for s in shards}:
+        folder.mkdir(parents=True, exist_ok=True)
     pending = [s for s in shards if not s.done]
     if len(pending) < len(shards):
         log.info("ray: %d of %d shards already embedded (resuming)", len(shards) - len(pending),

@@ -46,7 +46,7 @@ def _check_columns(schema: Schema, columns: list[str], where: str) -> None:
         raise PipelineError(f"{where}: {schema.name} table has {' and '.join(parts)}")
 
 
-def _current_umask() -> int:
+def current_umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
@@ -59,7 +59,7 @@ def atomic_write(path: Path, write) -> None:
     os.close(fd)
     try:
         write(tmp)
-        os.chmod(tmp, 0o666 & ~_current_umask())  # mkstemp creates 0600; use normal permissions
+        os.chmod(tmp, 0o666 & ~current_umask())  # mkstemp creates 0600; use normal permissions
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -12,6 +12,7 @@ topics with these terms and the metrics stage scores them (NPMI) with the same t
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from collections.abc import Callable
@@ -106,6 +107,11 @@ def embedding_texts(documents: pd.DataFrame) -> list[str]:
         f"{title}. {abstract}" if isinstance(title, str) and title else abstract
         for title, abstract in zip(documents["title"], documents["abstract"], strict=True)
     ]
+
+
+def text_key(text: str) -> str:
+    """The embedding cache's key of a text embedded: a hash of its exact characters."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
 def clean_for_terms(text: str) -> str:

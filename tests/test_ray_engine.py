@@ -18,18 +18,19 @@ import pytest
 
 from pipeline import embed, schemas, tables
 from pipeline.config import EmbedConfig, EngineConfig
+from pipeline.engines import document_shards
 from pipeline.engines.shards import (
     WORK_DIR,
     chunk_bounds,
-    read_texts,
+    plan,
     read_vectors,
     work_folder,
-    write_text_shards,
     write_vectors,
 )
 from pipeline.errors import PipelineError
 from pipeline.ray_embed import FAULT_ENV, WORKER_ERROR, failed_shard, failure_message
 from tests.conftest import CORPORA, ROOT, load_tool, run_main, write_config
+from tests.fakes import documents_frame
 
 BUNDLED = [str(ROOT / "data/raw/*.txt")]
 NO_CACHE = EmbedConfig(cache_dir=None, progress_bar=False)
@@ -60,31 +61,85 @@ def test_the_local_engine_never_imports_ray():
     assert result.stdout.strip() == "[]"
 
 
-def test_shards_are_fixed_chunks_written_once_and_named_by_their_work(tmp_path):
-    keys, texts = [f"k{i}" for i in range(5)], [f"text {i}" for i in range(5)]
+def test_work_is_the_missing_papers_of_each_fixed_shard_named_by_the_work(tmp_path):
+    keys = [f"k{i}" for i in range(5)]
     assert chunk_bounds(5, 2) == [(0, 2), (2, 4), (4, 5)] and chunk_bounds(0, 2) == []
+    # k1 cached, k4 a repeat of k0, k3 of k2: shard 0 embeds k0, shard 1 k2, shard 2 nothing
+    keys[4], keys[3] = "k0", "k2"
+    groups = embed.missing_groups(keys, {"k1": None}, 2)
+    assert groups == [[0], [2], []]
     folder = work_folder(tmp_path, "embed", "model bf16", keys, 2)
     assert folder == work_folder(tmp_path, "embed", "model bf16", keys, 2)
     assert folder != work_folder(tmp_path, "embed", "model fp32", keys, 2)
     assert folder != work_folder(tmp_path, "embed", "model bf16", keys[::-1], 2)
-    shards = write_text_shards(folder, keys, texts, 2)
-    assert [s.size for s in shards] == [2, 2, 1] and not any(s.done for s in shards)
-    assert read_texts(shards[2].source) == (["k4"], ["text 4"])
-    write_vectors(shards[0].result, keys[:2], np.eye(2, 3, dtype=np.float32))
-    assert shards[0].done and read_vectors(shards[0], 3).tolist() == [[1, 0, 0], [0, 1, 0]]
-    write_vectors(shards[1].result, ["x", "y"], np.eye(2, 3, dtype=np.float32))
-    with pytest.raises(PipelineError, match="does not match texts-00001.parquet"):
+    sources = [tmp_path / f"part-{i:05d}.parquet" for i in range(3)]
+    shards = plan(sources, groups, keys, 2, folder)
+    assert [(s.index, s.rows, s.keys) for s in shards] == [
+        (0, (0,), ("k0",)),
+        (1, (0,), ("k2",)),
+    ]
+    assert shards[1].source == sources[1] and not any(s.done for s in shards)
+    assert shards[1].attempts == folder / "part-00001.attempts"
+    write_vectors(shards[0].result, ["k0"], np.eye(1, 3, dtype=np.float32))
+    assert shards[0].done and read_vectors(shards[0], 3).tolist() == [[1, 0, 0]]
+    write_vectors(shards[1].result, ["x"], np.eye(1, 3, dtype=np.float32))
+    with pytest.raises(PipelineError, match="does not match part-00001.parquet"):
         read_vectors(shards[1], 3)
-    before = shards[0].source.stat().st_mtime_ns
-    write_text_shards(folder, keys, texts, 2)  # a rerun: the shards written are kept
-    assert shards[0].source.stat().st_mtime_ns == before
+
+
+def test_document_shards_are_the_tables_rows_and_only_current_ones_are_used(tmp_path, caplog):
+    papers = documents_frame([f"Title {i}" for i in range(7)], [f"abstract {i}" for i in range(7)])
+    documents = tmp_path / "documents.parquet"
+    folder = document_shards.folder_of(documents)
+    assert folder == tmp_path / "documents.shards"
+    written = document_shards.write(papers, folder, 3, "fp1")
+    assert [p.name for p in written] == [f"part-0000{i}.parquet" for i in range(3)]
+    back = pd.concat([tables.read_table(p, schemas.DOCUMENTS) for p in written])
+    assert back["doc_id"].tolist() == papers["doc_id"].tolist()
+    assert back["abstract"].tolist() == papers["abstract"].tolist()
+    assert document_shards.current(folder, 7, 3, "fp1") == written
+    assert document_shards.current(folder, 7, 3, "fp2") is None  # another table's shards
+    assert document_shards.current(folder, 7, 2, "fp1") is None  # another shard size
+    assert document_shards.current(folder, 8, 3, "fp1") is None
+    before = written[0].stat().st_mtime_ns
+    caplog.set_level(logging.INFO, logger="pipeline")
+    assert document_shards.ensure(papers, documents, 3, "fp1") == written
+    assert written[0].stat().st_mtime_ns == before and not caplog.messages  # kept
+    assert len(document_shards.ensure(papers, documents, 2, "fp1")) == 4  # written again
+    assert "ray: writing documents.parquet as 4 shards of 2 papers" in caplog.text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["documents.shards"]  # no temporaries
+    document_shards.drop(folder)
+    assert not folder.exists()
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine", encoding="utf-8")
+    with pytest.raises(PipelineError, match="holds files that are not document shards"):
+        document_shards.write(papers, folder, 3, "fp1")
+    assert (folder / "notes.txt").exists() and len(list(tmp_path.iterdir())) == 1
+
+
+def test_ingest_on_ray_writes_the_documents_as_shards_and_local_removes_them(tmp_path):
+    out = tmp_path / "out"
+    config = write_config(
+        tmp_path / "ray.yaml", BUNDLED, out, "engine:\n  kind: ray\n  shard_papers: 20"
+    )
+    assert run_main("ingest", "--config", str(config)).returncode == 0
+    documents = out / "documents.parquet"
+    papers = tables.read_table(documents, schemas.DOCUMENTS)
+    fingerprint = tables.read_lineage(documents).fingerprint
+    shards = document_shards.current(out / "documents.shards", len(papers), 20, fingerprint)
+    assert shards is not None and len(shards) == 4  # 76 papers
+    assert not list(out.glob(".*.tmp"))
+    local = write_config(tmp_path / "local.yaml", BUNDLED, out)
+    assert run_main("ingest", "--config", str(local)).returncode == 0
+    assert not (out / "documents.shards").exists()
 
 
 def test_a_failure_names_the_shard_tried_most_or_the_workers_own_problem(tmp_path):
-    shards = write_text_shards(tmp_path, ["a", "b", "c"], ["x", "y", "z"], 1)
+    sources = [tmp_path / f"part-{i:05d}.parquet" for i in range(3)]
+    shards = plan(sources, [[0], [1], [2]], ["a", "b", "c"], 1, tmp_path)
     write_vectors(shards[0].result, ["a"], np.ones((1, 2), np.float32))
-    Path(f"{shards[2].source}.attempts").write_text("host 1\nhost 2\n", encoding="utf-8")
-    Path(f"{shards[1].source}.attempts").write_text("host 3\n", encoding="utf-8")
+    shards[2].attempts.write_text("host 1\nhost 2\n", encoding="utf-8")
+    shards[1].attempts.write_text("host 3\n", encoding="utf-8")
     assert failed_shard(shards) == shards[2]
     died = RuntimeError("ActorDiedError: The actor died unexpectedly\n\tclass_name: ...")
     message = failure_message(died, shards, 3)
@@ -172,7 +227,7 @@ def test_a_worker_killed_once_is_retried_by_ray(bundled_local, monkeypatch, tmp_
     """Two workers; the one that starts shard 2 dies (os._exit) and Ray restarts it."""
     out, local = _fresh(bundled_local, tmp_path)
     marker = tmp_path / "killed"
-    monkeypatch.setenv(FAULT_ENV, f"texts-00002.parquet:{marker}")
+    monkeypatch.setenv(FAULT_ENV, f"part-00002.parquet:{marker}")
     _embed_on_ray(out, "ray2.parquet", concurrency=2)
     assert marker.exists(), "the worker was killed"
     _assert_same_vectors(_vectors(out / "ray2.parquet"), local)
@@ -192,11 +247,11 @@ def test_a_shard_failing_for_good_is_one_line_then_the_rerun_resumes(
         "embed:\n  cache_dir: null\n  progress_bar: false",
     )  # fmt: skip
     target = out / "resumed.parquet"
-    monkeypatch.setenv(FAULT_ENV, "texts-00002.parquet:always")
+    monkeypatch.setenv(FAULT_ENV, "part-00002.parquet:always")
     failed = run_main("embed", "--config", str(config), "--embeddings", str(target))
     assert failed.returncode == 1 and "Traceback" not in failed.stderr
     last = failed.stderr.strip().splitlines()[-1]
-    assert last.startswith("error: embedding shard ") and "texts-00002.parquet" in last, last
+    assert last.startswith("error: embedding shard ") and "part-00002.parquet" in last, last
     assert "after 0 retries" in last
     assert not target.exists() and not list(out.glob("*.tmp"))
     work = next((out / WORK_DIR).glob("embed-*"))
@@ -256,6 +311,9 @@ def test_2000_real_papers_same_results_on_ray_and_local_through_the_cli(tmp_path
         printed[kind] = caplog.text
         caplog.clear()
     assert "ray: counted the terms of 1000 papers in 4 chunks" in printed["ray"]
+    # ingest wrote the documents shards the embed stage's actors read
+    assert "ray: the documents as 8 shards of 256 papers" in printed["ray"]
+    assert "ray: writing" not in printed["ray"]
     assert "ray:" not in printed["local"]
     local, ray = outs["local"], outs["ray"]
     embeddings = [_vectors(o / "embeddings.parquet") for o in (ray, local)]

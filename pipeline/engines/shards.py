@@ -1,7 +1,8 @@
-"""Work cut into shards: fixed chunks of papers written as Parquet files in a work folder of
-the output folder (`<output_dir>/.shards/<name>-<digest>/`), each written to a temporary name
-and renamed into place. A shard whose result file exists is done, so a rerun of the same work
-(the same digest) after a killed run picks up from the shards already written.
+"""Work cut into shards: the papers to embed of each documents shard (`document_shards`), whose
+results are Parquet files in a work folder of the output folder
+(`<output_dir>/.shards/<name>-<digest>/`), each written to a temporary name and renamed into
+place. A shard whose result file exists is done, so a rerun of the same work (the same digest)
+after a killed run picks up from the shards already written.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ def chunk_bounds(n: int, size: int) -> list[tuple[int, int]]:
 
 def work_folder(out_dir: Path, name: str, identity: str, keys: list[str], size: int) -> Path:
     """The work folder of this work: named by what decides its results (the items' keys in
-    order, the shard size and `identity`: model and precision), so a rerun finds its shards."""
+    order, with their places; the shard size; `identity`: model and precision), so a rerun
+    finds its shards."""
     digest = hashlib.sha256(f"{identity}\x00{size}\x00".encode())
     for key in keys:
         digest.update(key.encode() + b"\x00")
@@ -37,41 +39,43 @@ def work_folder(out_dir: Path, name: str, identity: str, keys: list[str], size: 
 
 @dataclass(frozen=True)
 class Shard:
-    """One chunk of work: its inputs (`source`) and, once done, its result (`result`)."""
+    """One piece of work: the papers at `rows` of the shard file `source` (their keys `keys`);
+    once done, their result is `result`, a file of the work folder."""
 
     index: int
     source: Path
+    rows: tuple[int, ...]
+    keys: tuple[str, ...]
     result: Path
-    size: int
 
     @property
     def name(self) -> str:
         return self.source.name
 
     @property
+    def size(self) -> int:
+        return len(self.rows)
+
+    @property
+    def attempts(self) -> Path:
+        """A file of the work folder counting the tries at this shard (a line each)."""
+        return self.result.with_name(f"{self.source.stem}.attempts")
+
+    @property
     def done(self) -> bool:
         return self.result.exists()
 
 
-def write_text_shards(folder: Path, keys: list[str], texts: list[str], size: int) -> list[Shard]:
-    """Write (key, text) shards of `size` rows into `folder` (those not there yet)."""
-    shards = []
-    for index, (start, stop) in enumerate(chunk_bounds(len(texts), size)):
-        source = folder / f"texts-{index:05d}.parquet"
-        shard = Shard(index, source, folder / f"vectors-{index:05d}.parquet", stop - start)
-        if not source.exists():
-            table = pa.table(
-                {"key": pa.array(keys[start:stop], pa.string()),
-                 "text": pa.array(texts[start:stop], pa.string())}
-            )  # fmt: skip
-            tables.atomic_write(source, lambda tmp, t=table: pq.write_table(t, tmp))
-        shards.append(shard)
-    return shards
-
-
-def read_texts(path: Path) -> tuple[list[str], list[str]]:
-    table = pq.read_table(path)
-    return table.column("key").to_pylist(), table.column("text").to_pylist()
+def plan(sources: list[Path], groups: list[list[int]], keys: list[str], size: int,
+         folder: Path) -> list[Shard]:  # fmt: skip
+    """The shards with work in them: group i holds positions (in the whole table) of papers in
+    `sources[i]`, which holds the table's rows i*size to (i+1)*size."""
+    return [
+        Shard(i, Path(sources[i]), tuple(p - i * size for p in group),
+              tuple(keys[p] for p in group), Path(folder) / f"vectors-{i:05d}.parquet")
+        for i, group in enumerate(groups)
+        if group
+    ]  # fmt: skip
 
 
 def write_vectors(path: Path, keys: list[str], vectors: np.ndarray) -> None:
@@ -83,15 +87,14 @@ def write_vectors(path: Path, keys: list[str], vectors: np.ndarray) -> None:
 
 
 def read_vectors(shard: Shard, width: int) -> np.ndarray:
-    """A done shard's vectors, checked against its texts (same keys, same order, same width)."""
-    keys, _ = read_texts(shard.source)
+    """A done shard's vectors, checked against its papers (same keys, same order, same width)."""
     try:
         table = pq.read_table(shard.result)
         flat = table.column("embedding").combine_chunks().flatten().to_numpy()
         vectors = flat.reshape(table.num_rows, width)
     except (pa.ArrowException, OSError, ValueError, KeyError) as exc:
         raise PipelineError(f"{shard.result}: unreadable shard result ({exc})") from None
-    if table.column("key").to_pylist() != keys:
+    if table.column("key").to_pylist() != list(shard.keys):
         raise PipelineError(f"{shard.result}: shard result does not match {shard.name}")
     return vectors.astype(np.float32, copy=False)
 

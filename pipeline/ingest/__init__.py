@@ -18,7 +18,8 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline import progress, schemas, tables
-from pipeline.config import IngestConfig
+from pipeline.config import EngineConfig, IngestConfig
+from pipeline.engines import document_shards
 from pipeline.errors import InputError
 from pipeline.ingest.readers import RawRecord, expand_inputs, is_missing, ledger_row, read_file
 from pipeline.ingest.repair import UNPRINTABLE, normalise_space, repair_text, vocabulary_of
@@ -233,11 +234,28 @@ def log_counts(
     log.info("total: read %d = kept %d + rejected %d", total, len(documents), len(rejected))
 
 
-def run(config: IngestConfig, inputs: list[str], documents: Path, rejected: Path) -> pd.DataFrame:
+def write_shards(papers: pd.DataFrame, documents: Path, engine: EngineConfig, fingerprint: str):
+    """The documents as shards for the Ray engine's workers, or (local engine) none."""
+    folder = document_shards.folder_of(documents)
+    if engine.kind != "ray":
+        document_shards.drop(folder)
+        return
+    shards = document_shards.write(papers, folder, engine.shard_papers, fingerprint)
+    log.info("ray: the documents as %d shards of %d papers in %s", len(shards),
+             engine.shard_papers, folder)  # fmt: skip
+
+
+def run(
+    config: IngestConfig, inputs: list[str], documents: Path, rejected: Path,
+    engine: EngineConfig | None = None,
+) -> pd.DataFrame:  # fmt: skip
     """Read every input (paths and globs), write documents and the ledger of rejected records.
 
-    Both tables record a fingerprint of the ingest config and the input files' bytes. The
-    ledger is written first, so a run killed in between leaves documents.parquet stale, not new.
+    Both tables record a fingerprint of the ingest config and the input files' bytes. With
+    `engine: ray` the documents are also written as shards for the Ray workers
+    (`documents.shards/`); on the local engine shards of an earlier run are removed. The
+    ledger and shards are written first, so a run killed in between leaves documents.parquet
+    stale, not new.
     """
     paths = expand_inputs(inputs)
     records, unreadable, n_read = read_inputs(paths, config)
@@ -258,6 +276,7 @@ def run(config: IngestConfig, inputs: list[str], documents: Path, rejected: Path
     params = {"inputs": list(inputs), "ingest": config.model_dump()}
     lineage = tables.make_lineage(params, digests)
     tables.write_table(ledger, rejected, schemas.REJECTED, lineage)
+    write_shards(papers, Path(documents), engine or EngineConfig(), lineage.fingerprint)
     tables.write_table(papers, documents, schemas.DOCUMENTS, lineage)
     return papers
 

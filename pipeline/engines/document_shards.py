@@ -1,0 +1,111 @@
+"""The documents table as Parquet shards, for the Ray engine's workers: `documents.shards/`
+beside documents.parquet, holding `part-00000.parquet`, ... of `engine.shard_papers` papers
+each, in the table's order (shard i holds rows i*size to (i+1)*size).
+
+With `engine: ray` the ingest stage writes them with documents.parquet; a stage that finds them
+missing or not current (ingest ran on the local engine, or with another shard size) writes
+them again from the table. Each shard records the fingerprint of the documents table it was cut
+from, so shards of an older table are never read as this one's. The folder is written whole
+under a temporary name and renamed into place.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pipeline import schemas, tables
+from pipeline.engines.shards import chunk_bounds
+from pipeline.errors import PipelineError
+
+log = logging.getLogger("pipeline.engines")
+SUFFIX = ".shards"
+NOTE = "documents"  # the notes key holding the documents table's fingerprint
+
+
+def folder_of(documents: Path) -> Path:
+    """Where the shards of `documents` live: documents.parquet -> documents.shards/ beside it."""
+    return Path(documents).with_suffix(SUFFIX)
+
+
+def part_name(index: int) -> str:
+    return f"part-{index:05d}.parquet"
+
+
+def _ours(folder: Path) -> bool:
+    """Whether `folder` holds nothing but shards (so it may be replaced or removed)."""
+    return all(p.name.startswith("part-") and p.suffix == ".parquet" for p in folder.iterdir())
+
+
+def drop(folder: Path) -> None:
+    """Remove a shard folder (no longer current: the table was written on the local engine)."""
+    if folder.is_dir():
+        if not _ours(folder):
+            raise PipelineError(f"{folder}: holds files that are not document shards; move them")
+        shutil.rmtree(folder)
+
+
+def write(papers: pd.DataFrame, folder: Path, size: int, fingerprint: str) -> list[Path]:
+    """Cut `papers` (the documents table, whose fingerprint is `fingerprint`) into shards of
+    `size` rows in a fresh folder, which then replaces `folder`."""
+    folder = Path(folder)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp", dir=folder.parent))
+    try:
+        for index, (start, stop) in enumerate(chunk_bounds(len(papers), size)):
+            shard = papers.iloc[start:stop]
+            path = tmp / part_name(index)
+            tables.write_table(shard, path, schemas.DOCUMENTS, notes={NOTE: fingerprint})
+        os.chmod(tmp, 0o777 & ~tables.current_umask())  # mkdtemp makes it 0700
+        drop(folder)
+        os.replace(tmp, folder)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return [folder / part_name(i) for i in range(len(chunk_bounds(len(papers), size)))]
+
+
+def _current(path: Path, rows: int, fingerprint: str) -> bool:
+    try:
+        metadata = pq.read_metadata(path)
+    except (pa.ArrowException, OSError):
+        return False
+    notes = tables.read_notes(path)
+    return metadata.num_rows == rows and notes.get(NOTE) == fingerprint
+
+
+def current(folder: Path, n_papers: int, size: int, fingerprint: str) -> list[Path] | None:
+    """The shard files of `folder` when they are this table's (its fingerprint, `n_papers` in
+    shards of `size`), else None."""
+    bounds = chunk_bounds(n_papers, size)
+    expected = [Path(folder) / part_name(i) for i in range(len(bounds))]
+    found = sorted(Path(folder).glob("part-*.parquet")) if Path(folder).is_dir() else []
+    if found != expected:
+        return None
+    ok = all(
+        _current(path, stop - start, fingerprint)
+        for path, (start, stop) in zip(expected, bounds, strict=True)
+    )
+    return expected if ok else None
+
+
+def ensure(papers: pd.DataFrame, documents: Path, size: int, fingerprint: str) -> list[Path]:
+    """The shards of the documents table at `documents` (`papers`, read from it), written now
+    when ingest did not leave current ones."""
+    folder = folder_of(documents)
+    found = current(folder, len(papers), size, fingerprint)
+    if found is not None:
+        return found
+    log.info(
+        "ray: writing %s as %d shards of %d papers in %s (ingest ran on the local engine or "
+        "with another engine.shard_papers)",
+        Path(documents).name, len(chunk_bounds(len(papers), size)), size, folder,
+    )  # fmt: skip
+    return write(papers, folder, size, fingerprint)
