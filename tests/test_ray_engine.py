@@ -92,6 +92,7 @@ def test_document_shards_are_the_tables_rows_and_only_current_ones_are_used(tmp_
     documents = tmp_path / "documents.parquet"
     folder = document_shards.folder_of(documents)
     assert folder == tmp_path / "documents.shards"
+    (tmp_path / ".documents.shards.x1.tmp").mkdir()  # what a killed run leaves
     written = document_shards.write(papers, folder, 3, "fp1")
     assert [p.name for p in written] == [f"part-0000{i}.parquet" for i in range(3)]
     back = pd.concat([tables.read_table(p, schemas.DOCUMENTS) for p in written])

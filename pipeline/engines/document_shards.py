@@ -69,6 +69,8 @@ def write(papers: pd.DataFrame, folder: Path, size: int, fingerprint: str) -> li
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    for stale in folder.parent.glob(f".{folder.name}.*.tmp"):  # a killed run's (SIGKILL)
+        shutil.rmtree(stale, ignore_errors=True)
     return [folder / part_name(i) for i in range(len(chunk_bounds(len(papers), size)))]
 
 
