@@ -172,13 +172,13 @@ def test_ray_section_reports_both_engines_side_by_side_with_the_load():
     results = {"local": run, "ray": ray, "workers": 2, "local_per_s": 28.3, "ray_per_s": 27.2,
                "ray_actors_per_s": 30.9, "ratio": 0.96, "min_cosine": 1.0,
                "identical_embeddings": True, "identical_topics": False,
-               "cpu_flags": ["avx512_bf16"], "cores": 2}  # fmt: skip
+               "cpu_flags": ["avx512_bf16"], "cores": 2, "shard_papers": 512}  # fmt: skip
     lines = bench_ray.report(results)
-    assert "CPU flags avx512_bf16; median of 2 alternating runs" in lines[0]
+    assert "CPU flags avx512_bf16; shards of 512 papers; median of 2 alternating runs" in lines[0]
     assert "load average at each start local/ray: 1.5/2.0, 3.0/2.5" in lines[0]
     assert lines[1].startswith("  local engine           28.3 papers/s   embed 120.0 s")
     assert "the actors 110.0 s over 7 shards: 30.9/s" in lines[2]
-    assert "0.96x" in lines[3] and "embeddings identical, topics DIFFERENT" in lines[3]
+    assert "0.960x" in lines[3] and "embeddings identical, topics DIFFERENT" in lines[3]
 
 
 def test_ray_scaling_grows_the_corpus_with_new_texts_and_reports_each_engine():

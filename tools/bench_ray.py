@@ -23,6 +23,7 @@ import yaml
 from bench_limit import cpu_flags
 
 from pipeline import schemas, tables
+from pipeline.config import EngineConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 EMBEDDED = re.compile(r"embedded (\d+) new papers \(\d+ from the cache\) in ([\d.]+) s")
@@ -37,7 +38,7 @@ def _config(base: dict, work: Path, kind: str) -> Path:
     shutil.copy(work / "ingest" / "documents.parquet", out / "documents.parquet")
     data = dict(base, output_dir=str(out))
     data["embed"] = dict(base.get("embed") or {}, cache_dir=None, progress_bar=False)
-    data["engine"] = {"kind": kind, "concurrency": WORKERS}
+    data["engine"] = dict(base.get("engine") or {}, kind=kind, concurrency=WORKERS)
     path = work / f"engine-{kind}.yaml"
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     return path
@@ -113,6 +114,7 @@ def bench_ray(config_path: Path, work: Path, runs: int = 1) -> dict:
         "identical_topics": bool(lc.equals(rc) and lt.equals(rt)),
         "cpu_flags": cpu_flags(),
         "cores": len(os.sched_getaffinity(0)),
+        "shard_papers": EngineConfig(**(base.get("engine") or {})).shard_papers,
     }
 
 
@@ -121,14 +123,15 @@ def report(r: dict) -> list[str]:
     loads = ", ".join(f"{a:.1f}/{b:.1f}" for a, b in zip(local["loads"], ray["loads"], strict=True))
     return [
         f"ray ({local['papers']} papers; {r['cores']} cores; CPU flags "
-        f"{' '.join(r['cpu_flags']) or 'none listed'}; median of {local['runs']} alternating "
+        f"{' '.join(r['cpu_flags']) or 'none listed'}; shards of {r['shard_papers']} papers; "
+        f"median of {local['runs']} alternating "
         f"runs, load average at each start local/ray: {loads}):",
         f"  local engine        {r['local_per_s']:7.1f} papers/s   embed {local['embed_s']:.1f} s"
         f"  (stage {local['stage_s']:.1f} s)",
         f"  ray, {r['workers']} workers      {r['ray_per_s']:7.1f} papers/s   embed "
         f"{ray['embed_s']:.1f} s  (stage {ray['stage_s']:.1f} s; the actors "
         f"{ray['actors_s']:.1f} s over {ray['shards']} shards: {r['ray_actors_per_s']:.1f}/s)",
-        f"  ratio ray / local   {r['ratio']:7.2f}x   min cosine {r['min_cosine']:.6f}, "
+        f"  ratio ray / local   {r['ratio']:7.3f}x   min cosine {r['min_cosine']:.6f}, "
         f"embeddings {'identical' if r['identical_embeddings'] else 'DIFFERENT'}, topics "
         f"{'identical' if r['identical_topics'] else 'DIFFERENT'} "
         f"(cluster + label {local['cluster_label_s']:.0f} s / {ray['cluster_label_s']:.0f} s)",

@@ -57,7 +57,7 @@ def _real_documents(work: Path):
 def _engine_config(base: dict, folder: Path, kind: str, workers: int) -> Path:
     data = dict(base, inputs=[str(folder / "documents.parquet")], output_dir=str(folder))
     data["embed"] = dict(base.get("embed") or {}, cache_dir=None, progress_bar=False)
-    data["engine"] = {"kind": kind, "concurrency": workers}
+    data["engine"] = dict(base.get("engine") or {}, kind=kind, concurrency=workers)
     path = folder / "config.yaml"
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     return path
