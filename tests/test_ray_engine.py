@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -28,7 +29,13 @@ from pipeline.engines.shards import (
     write_vectors,
 )
 from pipeline.errors import PipelineError
-from pipeline.ray_embed import FAULT_ENV, WORKER_ERROR, failed_shard, failure_message
+from pipeline.ray_embed import (
+    FAULT_ENV,
+    WORKER_ERROR,
+    EncoderActor,
+    failed_shard,
+    failure_message,
+)
 from tests.conftest import CORPORA, ROOT, load_tool, run_main, write_config
 from tests.fakes import documents_frame
 
@@ -116,6 +123,17 @@ def test_document_shards_are_the_tables_rows_and_only_current_ones_are_used(tmp_
     with pytest.raises(PipelineError, match="holds files that are not document shards"):
         document_shards.write(papers, folder, 3, "fp1")
     assert (folder / "notes.txt").exists() and len(list(tmp_path.iterdir())) == 1
+
+
+def test_a_worker_that_cannot_read_its_shard_says_which_host_and_path(tmp_path):
+    """What an actor raises (Ray carries it to the driver, which prints the part after
+    WORKER_ERROR) when the shared path is not there on its node."""
+    missing = tmp_path / "documents.shards" / "part-00003.parquet"
+    with pytest.raises(RuntimeError) as raised:
+        EncoderActor._embed(None, missing, [0], tmp_path / "vectors-00003.parquet")
+    line = failure_message(raised.value, [], 3)
+    assert line.startswith(f"{socket.gethostname()} cannot read {missing} ("), line
+    assert not (tmp_path / "vectors-00003.parquet").exists()
 
 
 def test_ingest_on_ray_writes_the_documents_as_shards_and_local_removes_them(tmp_path):
