@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -134,12 +135,11 @@ def embed_with_cache(
     return vectors, len(missing)
 
 
-def ray_encoder(
-    config: EmbedConfig, precision: str, engine: EngineConfig, sources: list[Path], out_dir: Path
-):
+def ray_encoder(config: EmbedConfig, precision: str, engine: EngineConfig, sources, out_dir: Path):
     """`remote` for embed_with_cache: the papers to embed read by Ray actors from the documents
-    shards `sources`, their vectors written to a work folder of `out_dir` (named by the work,
-    so a rerun resumes; removed once the work is done)."""
+    shards `sources()` gives (asked for only when some paper is not cached), their vectors
+    written to a work folder of `out_dir` (named by the work, so a rerun resumes; removed once
+    the work is done)."""
 
     def encode(keys: list[str], groups: list[list[int]]) -> np.ndarray:
         from pipeline.ray_embed import embed_on_ray
@@ -147,7 +147,7 @@ def ray_encoder(
         identity = f"{encoders.encoder_identity(config)} {precision}"
         placed = [f"{p}:{keys[p]}" for group in groups for p in group]
         folder = work_folder(out_dir, "embed", identity, placed, engine.shard_papers)
-        shards = shard_files.plan(sources, groups, keys, engine.shard_papers, folder)
+        shards = shard_files.plan(sources(), groups, keys, engine.shard_papers, folder)
         return embed_on_ray(shards, config, precision, engine)
 
     return encode
@@ -163,8 +163,9 @@ def run(
     cache_dir = Path(config.cache_dir) if config.cache_dir else None
     remote = None
     if engine.kind == "ray":
-        sources = document_shards.ensure(
-            papers, documents, engine.shard_papers, lineage.inputs["documents"]
+        fingerprint = lineage.inputs["documents"]
+        sources = partial(
+            document_shards.ensure, papers, documents, engine.shard_papers, fingerprint
         )
         remote = ray_encoder(config, precision, engine, sources, embeddings.parent)
     start = time.perf_counter()

@@ -176,6 +176,22 @@ def _ingested(tmp_path: Path, inputs: list[str], name: str = "out") -> Path:
     return out
 
 
+def test_a_fully_cached_ray_run_starts_no_ray_and_writes_no_shards(tmp_path):
+    """The documents shards are for papers to embed: with every text cached there are none."""
+    out = _ingested(tmp_path, BUNDLED)
+    papers = tables.read_table(out / "documents.parquet", schemas.DOCUMENTS)
+    config = EmbedConfig(cache_dir=str(tmp_path / "cache"), precision="fp32", progress_bar=False)
+    cache = embed.EmbeddingCache(embed.cache_path(tmp_path / "cache", config.model, "fp32"), 384)
+    texts = embed.embedding_texts(papers)
+    cache.vectors = {embed.text_key(t): np.full(384, 0.05, np.float32) for t in texts}
+    cache.save()
+    embed.run(
+        config, out / "documents.parquet", out / "embeddings.parquet", EngineConfig(kind="ray")
+    )
+    assert len(_vectors(out / "embeddings.parquet")) == len(papers)
+    assert not (out / "documents.shards").exists() and not (out / WORK_DIR).exists()
+
+
 def _vectors(path: Path) -> np.ndarray:
     return tables.read_embeddings(path)[1]
 

@@ -18,8 +18,6 @@ import tempfile
 from pathlib import Path
 
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from pipeline import schemas, tables
 from pipeline.engines.shards import chunk_bounds
@@ -28,6 +26,12 @@ from pipeline.errors import PipelineError
 log = logging.getLogger("pipeline.engines")
 SUFFIX = ".shards"
 NOTE = "documents"  # the notes key holding the documents table's fingerprint
+
+
+def _shard_notes(fingerprint: str, n_papers: int, size: int) -> dict[str, str]:
+    """What each shard records: the table it was cut from (its fingerprint and papers) and the
+    shard size, all a reader needs to know the folder is that table's, cut that way."""
+    return {NOTE: fingerprint, "papers": str(n_papers), "shard_papers": str(size)}
 
 
 def folder_of(documents: Path) -> Path:
@@ -58,11 +62,13 @@ def write(papers: pd.DataFrame, folder: Path, size: int, fingerprint: str) -> li
     folder = Path(folder)
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp", dir=folder.parent))
+    notes = _shard_notes(fingerprint, len(papers), size)
+    names = []
     try:
         for index, (start, stop) in enumerate(chunk_bounds(len(papers), size)):
+            names.append(part_name(index))
             shard = papers.iloc[start:stop]
-            path = tmp / part_name(index)
-            tables.write_table(shard, path, schemas.DOCUMENTS, notes={NOTE: fingerprint})
+            tables.write_table(shard, tmp / names[-1], schemas.DOCUMENTS, notes=notes)
         os.chmod(tmp, 0o777 & ~tables.current_umask())  # mkdtemp makes it 0700
         drop(folder)
         os.replace(tmp, folder)
@@ -71,31 +77,25 @@ def write(papers: pd.DataFrame, folder: Path, size: int, fingerprint: str) -> li
         raise
     for stale in folder.parent.glob(f".{folder.name}.*.tmp"):  # a killed run's (SIGKILL)
         shutil.rmtree(stale, ignore_errors=True)
-    return [folder / part_name(i) for i in range(len(chunk_bounds(len(papers), size)))]
+    return [folder / name for name in names]
 
 
-def _current(path: Path, rows: int, fingerprint: str) -> bool:
+def _notes(path: Path) -> dict[str, str]:
     try:
-        metadata = pq.read_metadata(path)
-    except (pa.ArrowException, OSError):
-        return False
-    notes = tables.read_notes(path)
-    return metadata.num_rows == rows and notes.get(NOTE) == fingerprint
+        return tables.read_notes(path)
+    except PipelineError:  # unreadable: not a current shard
+        return {}
 
 
 def current(folder: Path, n_papers: int, size: int, fingerprint: str) -> list[Path] | None:
     """The shard files of `folder` when they are this table's (its fingerprint, `n_papers` in
     shards of `size`), else None."""
-    bounds = chunk_bounds(n_papers, size)
-    expected = [Path(folder) / part_name(i) for i in range(len(bounds))]
+    expected = [Path(folder) / part_name(i) for i in range(len(chunk_bounds(n_papers, size)))]
     found = sorted(Path(folder).glob("part-*.parquet")) if Path(folder).is_dir() else []
-    if found != expected:
+    wanted = _shard_notes(fingerprint, n_papers, size)
+    if found != expected or any(_notes(path) != wanted for path in expected):
         return None
-    ok = all(
-        _current(path, stop - start, fingerprint)
-        for path, (start, stop) in zip(expected, bounds, strict=True)
-    )
-    return expected if ok else None
+    return expected
 
 
 def ensure(papers: pd.DataFrame, documents: Path, size: int, fingerprint: str) -> list[Path]:
