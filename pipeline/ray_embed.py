@@ -68,21 +68,22 @@ class EncoderActor:
 
     def __call__(self, batch: dict) -> dict:
         done = []
-        for source, rows, result in zip(batch["source"], batch["rows"], batch["result"],
-                                        strict=True):  # fmt: skip
+        for source, rows, result, attempts in zip(
+            batch["source"], batch["rows"], batch["result"], batch["attempts"], strict=True
+        ):
             source, result = Path(str(source)), Path(str(result))
             if not result.exists():
-                self._embed(source, json.loads(str(rows)), result)
+                self._embed(source, json.loads(str(rows)), result, Path(str(attempts)))
             done.append(str(source))
         return {"source": np.array(done)}
 
-    def _embed(self, source: Path, rows: list[int], result: Path) -> None:
+    def _embed(self, source: Path, rows: list[int], result: Path, attempts: Path) -> None:
         try:
             papers = tables.read_table(source, schemas.DOCUMENTS, ["title", "abstract"])
         except (OSError, PipelineError) as exc:
             host = socket.gethostname()
             raise RuntimeError(f"{WORKER_ERROR}{host} cannot read {source} ({exc})") from None
-        _attempt(source, result.with_name(f"{source.stem}.attempts"), self.fault)
+        _attempt(source, attempts, self.fault)
         texts = embedding_texts(papers.iloc[rows])
         with encoders.precision_context(self.precision):
             vectors = encoders.embed_texts(texts, self.encoder, self.config)
@@ -117,7 +118,12 @@ def run_actors(pending: list[shard_files.Shard], config: EmbedConfig, precision:
     size_of = {str(s.source): s.size for s in pending}
     with ray_session(engine) as ray:
         items = [
-            {"source": str(s.source), "rows": json.dumps(s.rows), "result": str(s.result)}
+            {
+                "source": str(s.source),
+                "rows": json.dumps(s.rows),
+                "result": str(s.result),
+                "attempts": str(s.attempts),
+            }
             for s in pending
         ]
         dataset = ray.data.from_items(items, override_num_blocks=len(items))

@@ -130,7 +130,9 @@ def test_a_worker_that_cannot_read_its_shard_says_which_host_and_path(tmp_path):
     WORKER_ERROR) when the shared path is not there on its node."""
     missing = tmp_path / "documents.shards" / "part-00003.parquet"
     with pytest.raises(RuntimeError) as raised:
-        EncoderActor._embed(None, missing, [0], tmp_path / "vectors-00003.parquet")
+        EncoderActor._embed(
+            None, missing, [0], tmp_path / "vectors-00003.parquet", tmp_path / "part-00003.attempts"
+        )
     line = failure_message(raised.value, [], 3)
     assert line.startswith(f"{socket.gethostname()} cannot read {missing} ("), line
     assert not (tmp_path / "vectors-00003.parquet").exists()
