@@ -217,9 +217,9 @@ class EngineConfig(_Section):
         512,
         ge=1,
         le=100_000,
-        description="Papers per shard: the documents shards ingest writes for Ray (an actor "
-        "embeds one at a time) and the chunk the local engine embeds in, so that both give "
-        "the same vectors.",
+        description="Papers per shard (the table's last shards smaller, so that workers finish "
+        "together): the documents shards ingest writes for Ray (an actor embeds one at a time) "
+        "and the chunk the local engine embeds in, so that both give the same vectors.",
     )
     max_retries: int = Field(
         3, ge=0, le=100, description="Restarts of a dead actor and retries of its shard."

@@ -5,10 +5,10 @@ threads are `pipeline.encoder`'s. A cache keyed by model identity, precision and
 means a text is embedded once, across runs and output folders: adding papers embeds only the
 new ones, and a fully cached run never loads the model.
 
-The texts not cached are embedded a shard of `engine.shard_papers` papers at a time, here (the
-local engine) or by Ray actors reading the documents shards (`engine: ray`,
-`pipeline.ray_embed`), so both engines give the same vectors; the cache is read and filled here
-either way.
+The texts not cached are embedded a shard at a time (`engines.shards.shard_bounds`: of
+`engine.shard_papers` papers, smaller at the table's end), here (the local engine) or by Ray
+actors reading the documents shards (`engine: ray`, `pipeline.ray_embed`), so both engines give
+the same vectors; the cache is read and filled here either way.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from pipeline import progress, schemas, tables
 from pipeline.config import EmbedConfig, EngineConfig
 from pipeline.engines import document_shards
 from pipeline.engines import shards as shard_files
-from pipeline.engines.shards import WORK_DIR, chunk_bounds, remove, work_folder
+from pipeline.engines.shards import WORK_DIR, remove, shard_bounds, work_folder
 from pipeline.text import embedding_texts, text_key
 
 log = logging.getLogger("pipeline.embed")
@@ -66,14 +66,16 @@ class EmbeddingCache:
 
 
 def missing_groups(keys: list[str], known, size: int) -> list[list[int]]:
-    """The positions of the texts to embed, by shard of `size` papers (shard i holds positions
-    i*size to (i+1)*size): in each, those neither in `known` nor met before."""
+    """The positions of the texts to embed, by shard (`shard_bounds(len(keys), size)`): in
+    each, those neither in `known` nor met before."""
     met: set[str] = set()
-    groups: list[list[int]] = [[] for _ in chunk_bounds(len(keys), size)]
-    for position, key in enumerate(keys):
-        if key not in known and key not in met:
-            met.add(key)
-            groups[position // size].append(position)
+    groups: list[list[int]] = []
+    for start, stop in shard_bounds(len(keys), size):
+        groups.append([])
+        for position in range(start, stop):
+            if keys[position] not in known and keys[position] not in met:
+                met.add(keys[position])
+                groups[-1].append(position)
     return groups
 
 
@@ -85,11 +87,15 @@ def embed_groups(
     quiet = config.model_copy(update={"progress_bar": False})
     width = encoders.MODEL_WIDTH[config.model]
     parts = [np.zeros((0, width), np.float32)]
-    show = progress.bar(desc="embedding", total=sum(map(len, texts)), unit="papers")
+    total, start = sum(map(len, texts)), time.perf_counter()
+    show = progress.bar(desc="embedding", total=total, unit="papers")
     with show as bar, encoders.precision_context(precision):
         for group in texts:
             parts.append(encoders.embed_texts(group, encoder, quiet))
             bar.update(len(group))
+    seconds = time.perf_counter() - start
+    log.info("embedding %d papers took %.1f s once the model was loaded (%.1f papers/s)",
+             total, seconds, total / max(seconds, 1e-9))  # fmt: skip
     return np.concatenate(parts)
 
 
@@ -105,8 +111,8 @@ def embed_with_cache(
     """Embed texts, taking known ones from the cache; returns (vectors, number newly embedded).
 
     `encoder_factory` is only called when some text is not cached, so a fully cached run never
-    loads the model. The texts not cached are embedded a shard of `chunk` papers at a time
-    (`missing_groups`) here, or by `remote(keys, groups)` (the Ray engine) when given.
+    loads the model. The texts not cached are embedded a shard (of at most `chunk` papers) at a
+    time (`missing_groups`) here, or by `remote(keys, groups)` (the Ray engine) when given.
     """
     width = encoders.MODEL_WIDTH[config.model]
     cache = (

@@ -22,9 +22,9 @@ from pipeline.config import EmbedConfig, EngineConfig
 from pipeline.engines import document_shards
 from pipeline.engines.shards import (
     WORK_DIR,
-    chunk_bounds,
     plan,
     read_vectors,
+    shard_bounds,
     work_folder,
     write_vectors,
 )
@@ -70,7 +70,7 @@ def test_the_local_engine_never_imports_ray():
 
 def test_work_is_the_missing_papers_of_each_fixed_shard_named_by_the_work(tmp_path):
     keys = [f"k{i}" for i in range(5)]
-    assert chunk_bounds(5, 2) == [(0, 2), (2, 4), (4, 5)] and chunk_bounds(0, 2) == []
+    assert shard_bounds(5, 2) == [(0, 2), (2, 4), (4, 5)] and shard_bounds(0, 2) == []
     # k1 cached, k4 a repeat of k0, k3 of k2: shard 0 embeds k0, shard 1 k2, shard 2 nothing
     keys[4], keys[3] = "k0", "k2"
     groups = embed.missing_groups(keys, {"k1": None}, 2)
@@ -94,6 +94,44 @@ def test_work_is_the_missing_papers_of_each_fixed_shard_named_by_the_work(tmp_pa
         read_vectors(shards[1], 3)
 
 
+def test_the_work_of_the_smaller_tail_shards_is_found_at_their_rows(tmp_path):
+    keys = [f"k{i}" for i in range(300)]  # shards of 75, 64, 64, 64 and 33 papers
+    starts = [start for start, _ in shard_bounds(300, 100)]
+    assert starts == [0, 75, 139, 203, 267]
+    groups = embed.missing_groups(keys, {f"k{i}" for i in range(300) if i not in (5, 170, 299)},
+                                  100)  # fmt: skip
+    assert groups == [[5], [], [170], [], [299]]
+    sources = [tmp_path / f"part-{i:05d}.parquet" for i in range(5)]
+    shards = plan(sources, groups, keys, 100, tmp_path)
+    assert [(s.index, s.rows, s.keys) for s in shards] == [
+        (0, (5,), ("k5",)), (2, (31,), ("k170",)), (4, (32,), ("k299",))
+    ]  # fmt: skip
+
+
+def _finish_times(sizes: list[int], workers: int) -> list[int]:
+    """When each worker is done, in papers embedded, taking shards in turn as it comes free."""
+    done = [0] * workers
+    for size in sizes:
+        done[done.index(min(done))] += size
+    return sorted(done)
+
+
+def test_shards_are_cut_finer_at_the_tail_so_that_workers_finish_together():
+    sizes = [stop - start for start, stop in shard_bounds(3401, 512)]
+    assert sizes == [512, 512, 512, 467, 350, 262, 197, 148, 111, 83, 64, 64, 64, 55]
+    # equal shards of 512 leave one of two workers alone with the last 329 papers
+    assert np.ptp(_finish_times([512] * 6 + [329], 2)) == 329
+    for n, size in [(3401, 512), (2000, 256), (9673, 512), (100_000, 512)]:
+        bounds = shard_bounds(n, size)
+        assert [b[0] for b in bounds[1:]] == [b[1] for b in bounds[:-1]]  # consecutive
+        assert bounds[0][0] == 0 and bounds[-1][1] == n
+        sizes = [stop - start for start, stop in bounds]
+        assert max(sizes) == size and sorted(sizes[:-1], reverse=True) == sizes[:-1]
+        for workers in (2, 3, 4):
+            assert np.ptp(_finish_times(sizes, workers)) <= 64 * 2
+    assert shard_bounds(7, 3) == [(0, 3), (3, 6), (6, 7)]  # below the tail's floor: even cuts
+
+
 def test_document_shards_are_the_tables_rows_and_only_current_ones_are_used(tmp_path, caplog):
     papers = documents_frame([f"Title {i}" for i in range(7)], [f"abstract {i}" for i in range(7)])
     documents = tmp_path / "documents.parquet"
@@ -114,8 +152,11 @@ def test_document_shards_are_the_tables_rows_and_only_current_ones_are_used(tmp_
     assert document_shards.ensure(papers, documents, 3, "fp1") == written
     assert written[0].stat().st_mtime_ns == before and not caplog.messages  # kept
     assert len(document_shards.ensure(papers, documents, 2, "fp1")) == 4  # written again
-    assert "ray: writing documents.parquet as 4 shards of 2 papers" in caplog.text
+    assert "ray: writing documents.parquet as 4 shards of at most 2 papers" in caplog.text
     assert sorted(p.name for p in tmp_path.iterdir()) == ["documents.shards"]  # no temporaries
+    old = {"documents": "fp1", "papers": "7", "shard_papers": "2"}  # an older version's cut
+    tables.write_table(papers.iloc[:2], folder / "part-00000.parquet", schemas.DOCUMENTS, notes=old)
+    assert document_shards.current(folder, 7, 2, "fp1") is None
     document_shards.drop(folder)
     assert not folder.exists()
     folder.mkdir()
@@ -304,6 +345,8 @@ def test_a_shard_failing_for_good_is_one_line_then_the_rerun_resumes(
     bench_ray = load_tool("bench_ray")  # reads these lines: they are the lines logged
     assert bench_ray.ON_RAY.search(caplog.text).group(1, 2) == ("36", "2")
     assert bench_ray.EMBEDDED.search(caplog.text)[1] == "76"
+    working = float(bench_ray.WORKING.search(caplog.text)[2])  # the actors' embedding itself
+    assert 0 < working < float(bench_ray.ON_RAY.search(caplog.text)[4])
     _assert_same_vectors(_vectors(target), local)
 
 
@@ -349,9 +392,11 @@ def test_2000_real_papers_same_results_on_ray_and_local_through_the_cli(tmp_path
         caplog.clear()
     assert "ray: counted the terms of 1000 papers in 4 chunks" in printed["ray"]
     # ingest wrote the documents shards the embed stage's actors read
-    assert "ray: the documents as 8 shards of 256 papers" in printed["ray"]
+    assert "ray: the documents as 13 shards of at most 256 papers" in printed["ray"]
     assert "ray: writing" not in printed["ray"]
     assert "ray:" not in printed["local"]
+    bench_ray = load_tool("bench_ray")  # the local engine's embedding itself, as the bench reads it
+    assert float(bench_ray.WORKING.search(printed["local"])[1]) > 0
     local, ray = outs["local"], outs["ray"]
     embeddings = [_vectors(o / "embeddings.parquet") for o in (ray, local)]
     _assert_same_vectors(*embeddings)

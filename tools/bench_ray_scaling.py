@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import yaml
-from bench_ray import EMBEDDED, _stage
+from bench_ray import EMBEDDED, _stage, as_ingest_leaves
 
 from pipeline import schemas, tables
 from pipeline.encoder import cpu_flags
@@ -92,6 +92,8 @@ def bench_ray_scaling(config_path: Path, work: Path, sizes: list[int]) -> list[d
             folder = work / f"ray-scaling-{size}-{kind}-{workers}"
             folder.mkdir(parents=True)
             tables.write_table(grown, folder / "documents.parquet", schemas.DOCUMENTS)
+            engine = dict(base.get("engine") or {}, kind=kind)
+            as_ingest_leaves(folder / "documents.parquet", engine)
             row = {"papers": size, "engine": kind, "workers": workers}
             row.update(_run(_engine_config(base, folder, kind, workers)))
             rows.append(row)

@@ -1,6 +1,6 @@
 """The documents table as Parquet shards, for the Ray engine's workers: `documents.shards/`
-beside documents.parquet, holding `part-00000.parquet`, ... of `engine.shard_papers` papers
-each, in the table's order (shard i holds rows i*size to (i+1)*size).
+beside documents.parquet, holding `part-00000.parquet`, ... in the table's order, cut as
+`engines.shards.shard_bounds` says (`engine.shard_papers` papers each, smaller at the end).
 
 With `engine: ray` the ingest stage writes them with documents.parquet; a stage that finds them
 missing or not current (ingest ran on the local engine, or with another shard size) writes
@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline import schemas, tables
-from pipeline.engines.shards import chunk_bounds
+from pipeline.engines.shards import shard_bounds
 from pipeline.errors import PipelineError
 
 log = logging.getLogger("pipeline.engines")
@@ -28,10 +28,11 @@ SUFFIX = ".shards"
 NOTE = "documents"  # the notes key holding the documents table's fingerprint
 
 
-def _shard_notes(fingerprint: str, n_papers: int, size: int) -> dict[str, str]:
-    """What each shard records: the table it was cut from (its fingerprint and papers) and the
-    shard size, all a reader needs to know the folder is that table's, cut that way."""
-    return {NOTE: fingerprint, "papers": str(n_papers), "shard_papers": str(size)}
+def _shard_notes(fingerprint: str, n_papers: int, size: int, rows: tuple[int, int]):
+    """What a shard records: the table it was cut from (its fingerprint and papers), the shard
+    size and the rows it holds, all a reader needs to know it is that table's, cut that way."""
+    return {NOTE: fingerprint, "papers": str(n_papers), "shard_papers": str(size),
+            "rows": f"{rows[0]}-{rows[1]}"}  # fmt: skip
 
 
 def folder_of(documents: Path) -> Path:
@@ -57,16 +58,16 @@ def drop(folder: Path) -> None:
 
 
 def write(papers: pd.DataFrame, folder: Path, size: int, fingerprint: str) -> list[Path]:
-    """Cut `papers` (the documents table, whose fingerprint is `fingerprint`) into shards of
-    `size` rows in a fresh folder, which then replaces `folder`."""
+    """Cut `papers` (the documents table, whose fingerprint is `fingerprint`) into shards of at
+    most `size` rows in a fresh folder, which then replaces `folder`."""
     folder = Path(folder)
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp", dir=folder.parent))
-    notes = _shard_notes(fingerprint, len(papers), size)
     names = []
     try:
-        for index, (start, stop) in enumerate(chunk_bounds(len(papers), size)):
+        for index, (start, stop) in enumerate(shard_bounds(len(papers), size)):
             names.append(part_name(index))
+            notes = _shard_notes(fingerprint, len(papers), size, (start, stop))
             shard = papers.iloc[start:stop]
             tables.write_table(shard, tmp / names[-1], schemas.DOCUMENTS, notes=notes)
         os.chmod(tmp, 0o777 & ~tables.current_umask())  # mkdtemp makes it 0700
@@ -89,11 +90,14 @@ def _notes(path: Path) -> dict[str, str]:
 
 def current(folder: Path, n_papers: int, size: int, fingerprint: str) -> list[Path] | None:
     """The shard files of `folder` when they are this table's (its fingerprint, `n_papers` in
-    shards of `size`), else None."""
-    expected = [Path(folder) / part_name(i) for i in range(len(chunk_bounds(n_papers, size)))]
+    shards of at most `size`), else None."""
+    bounds = shard_bounds(n_papers, size)
+    expected = [Path(folder) / part_name(i) for i in range(len(bounds))]
     found = sorted(Path(folder).glob("part-*.parquet")) if Path(folder).is_dir() else []
-    wanted = _shard_notes(fingerprint, n_papers, size)
-    if found != expected or any(_notes(path) != wanted for path in expected):
+    if found != expected or any(
+        _notes(path) != _shard_notes(fingerprint, n_papers, size, rows)
+        for path, rows in zip(expected, bounds, strict=True)
+    ):
         return None
     return expected
 
@@ -106,8 +110,8 @@ def ensure(papers: pd.DataFrame, documents: Path, size: int, fingerprint: str) -
     if found is not None:
         return found
     log.info(
-        "ray: writing %s as %d shards of %d papers in %s (ingest ran on the local engine or "
-        "with another engine.shard_papers)",
-        Path(documents).name, len(chunk_bounds(len(papers), size)), size, folder,
+        "ray: writing %s as %d shards of at most %d papers in %s (ingest ran on the local "
+        "engine, with another engine.shard_papers or an older version)",
+        Path(documents).name, len(shard_bounds(len(papers), size)), size, folder,
     )  # fmt: skip
     return write(papers, folder, size, fingerprint)

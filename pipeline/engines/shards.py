@@ -20,11 +20,32 @@ from pipeline import tables
 from pipeline.errors import PipelineError
 
 WORK_DIR = ".shards"
+# The tail of a table is cut finer: a shard holds at most a quarter of the papers left, down to
+# 64 papers, so workers taking shards in turn finish close together (7 shards of 512 for 3,401
+# papers left one of two workers idle for the last shard; the tail's 7 smaller shards do not).
+TAIL_PARTS = 4
+TAIL_MIN_PAPERS = 64
 
 
 def chunk_bounds(n: int, size: int) -> list[tuple[int, int]]:
     """(start, stop) of consecutive chunks of `size` items (the last one shorter)."""
     return [(start, min(start + size, n)) for start in range(0, n, size)]
+
+
+def shard_bounds(n: int, size: int) -> list[tuple[int, int]]:
+    """(start, stop) of the shards of a table of `n` papers: `size` papers each, and where fewer
+    than TAIL_PARTS * size papers are left, a TAIL_PARTS-th of those left (at least
+    TAIL_MIN_PAPERS). Both engines embed in these shards, so they give the same vectors.
+
+    Our own guided scheduling in a few lines: Ray Data hands blocks to actors as they come
+    free but leaves their sizes to us, and the local engine must cut the same way."""
+    bounds, start = [], 0
+    while start < n:
+        left = n - start
+        step = min(size, left, max(TAIL_MIN_PAPERS, -(-left // TAIL_PARTS)))
+        bounds.append((start, start + step))
+        start += step
+    return bounds
 
 
 def work_folder(out_dir: Path, name: str, identity: str, keys: list[str], size: int) -> Path:
@@ -68,10 +89,11 @@ class Shard:
 
 def plan(sources: list[Path], groups: list[list[int]], keys: list[str], size: int,
          folder: Path) -> list[Shard]:  # fmt: skip
-    """The shards with work in them: group i holds positions (in the whole table) of papers in
-    `sources[i]`, which holds the table's rows i*size to (i+1)*size."""
+    """The shards with work in them: group i holds positions (in the whole table of `keys`) of
+    papers in `sources[i]`, which holds the table's rows of `shard_bounds(len(keys), size)[i]`."""
+    starts = [start for start, _ in shard_bounds(len(keys), size)]
     return [
-        Shard(i, Path(sources[i]), tuple(p - i * size for p in group),
+        Shard(i, Path(sources[i]), tuple(p - starts[i] for p in group),
               tuple(keys[p] for p in group), Path(folder) / f"vectors-{i:05d}.parquet")
         for i, group in enumerate(groups)
         if group

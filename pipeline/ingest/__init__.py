@@ -241,7 +241,7 @@ def write_shards(papers: pd.DataFrame, documents: Path, engine: EngineConfig, fi
         document_shards.drop(folder)
         return
     shards = document_shards.write(papers, folder, engine.shard_papers, fingerprint)
-    log.info("ray: the documents as %d shards of %d papers in %s", len(shards),
+    log.info("ray: the documents as %d shards of at most %d papers in %s", len(shards),
              engine.shard_papers, folder)  # fmt: skip
 
 
