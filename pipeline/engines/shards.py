@@ -50,9 +50,10 @@ def shard_bounds(n: int, size: int) -> list[tuple[int, int]]:
 
 def work_folder(out_dir: Path, name: str, identity: str, keys: list[str], size: int) -> Path:
     """The work folder of this work: named by what decides its results (the items' keys in
-    order, with their places; the shard size; `identity`: model and precision), so a rerun
+    order, with their places; how the table is cut; `identity`: model and precision), so a rerun
     finds its shards."""
-    digest = hashlib.sha256(f"{identity}\x00{size}\x00".encode())
+    cut = f"{size} tail {TAIL_PARTS} {TAIL_MIN_PAPERS}"  # how the table is cut into shards
+    digest = hashlib.sha256(f"{identity}\x00{cut}\x00".encode())
     for key in keys:
         digest.update(key.encode() + b"\x00")
     return Path(out_dir) / WORK_DIR / f"{name}-{digest.hexdigest()[:16]}"
