@@ -74,10 +74,11 @@ class EncoderActor:
             batch["source"], batch["rows"], batch["result"], batch["attempts"], strict=True
         ):
             source, result = Path(str(source)), Path(str(result))
-            started.append(time.time() if not result.exists() else np.nan)
-            if not result.exists():
+            todo, begun = not result.exists(), time.time()
+            if todo:
                 self._embed(source, json.loads(str(rows)), result, Path(str(attempts)))
-            finished.append(time.time() if not np.isnan(started[-1]) else np.nan)
+            started.append(begun if todo else np.nan)
+            finished.append(time.time() if todo else np.nan)
             done.append(str(source))
         return {"source": np.array(done), "started": np.array(started),
                 "finished": np.array(finished)}  # fmt: skip

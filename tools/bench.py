@@ -19,8 +19,9 @@ Prints, for the config's corpus, measured side by side in one run:
           faithful one recorded as what `embed.precision: auto` takes here
           (tools/bench_modes.py).
 - ray (--sections ray): the embed stage on the local engine against Ray with 2 workers (a
-          local instance), then cluster and label on both: papers/s, ratio, identical
-          embeddings and topics, CPU flags (tools/bench_ray.py).
+          local instance), then cluster and label on both: papers/s, ratio (the whole embed
+          stage, and the embedding itself once the model is loaded / the first actor ready),
+          identical embeddings and topics, CPU flags (tools/bench_ray.py).
 - ray scaling (--ray-sizes 10000,30000,100000): embed, cluster and label at those sizes on the
           local engine and on Ray (2 workers; 1 too at the smallest size): time and the
           driver's peak memory per stage, papers/s, the same results (tools/bench_ray_scaling.py).

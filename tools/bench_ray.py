@@ -1,7 +1,8 @@
 """`make bench BENCH_ARGS="--sections ray"`: the embed stage on the local engine against Ray (a
 local instance, `engine.concurrency` 2 actors of one core each) on the config's corpus, side
 by side in one run (alternating, `--runs` of each, the median reported, with the machine's load
-average at each start), then the cluster and label stages on both outputs: throughput, ratio,
+average at each start), then the cluster and label stages on both outputs: throughput (the whole
+stage, and the embedding itself once the model is loaded or the first actor ready), ratio,
 whether the embeddings and the topics are identical, and the CPU's flags.
 
 Developer code (imported by tools/bench.py): it is not part of the installed package.
