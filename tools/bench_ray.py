@@ -23,9 +23,8 @@ import pandas as pd
 import yaml
 from bench_limit import cpu_flags
 
-from pipeline import schemas, tables
+from pipeline import ingest, schemas, tables
 from pipeline.config import EngineConfig
-from pipeline.engines import document_shards
 
 ROOT = Path(__file__).resolve().parents[1]
 EMBEDDED = re.compile(r"embedded (\d+) new papers \(\d+ from the cache\) in ([\d.]+) s")
@@ -39,11 +38,9 @@ WORKERS = 2
 def as_ingest_leaves(documents: Path, engine: dict) -> None:
     """Beside a documents table, what the ingest stage leaves for the engine (on Ray, the
     documents shards), so that a timed embed stage does not write them itself."""
-    engine = EngineConfig(**engine)
-    if engine.kind == "ray":
-        papers = tables.read_table(documents, schemas.DOCUMENTS)
-        fingerprint = tables.stage_lineage(None, documents=documents).inputs["documents"]
-        document_shards.ensure(papers, documents, engine.shard_papers, fingerprint)
+    papers = tables.read_table(documents, schemas.DOCUMENTS)
+    fingerprint = tables.stage_lineage(None, documents=documents).inputs["documents"]
+    ingest.write_shards(papers, documents, EngineConfig(**engine), fingerprint)
 
 
 def _config(base: dict, work: Path, kind: str) -> Path:
