@@ -162,7 +162,8 @@ def run_actors(pending: list[shard_files.Shard], config: EmbedConfig, precision:
             except Exception as exc:  # Ray wraps what failed in its own errors
                 raise PipelineError(failure_message(exc, pending, engine.max_retries)) from None
         seconds = time.perf_counter() - start
-    working = embedding_span(spans) or seconds
+    working = embedding_span(spans)
+    working = seconds if working is None else working
     log.info(
         "ray: embedded %d papers in %d shards on %d actors in %.1f s (%.1f papers/s; "
         "%.1f s of it embedding once the first actor was ready: %.1f papers/s)",
