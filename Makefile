@@ -77,7 +77,7 @@ $(CONFIG_MK): $(CONFIG) pipeline/config.py pipeline/commands.py pipeline/cli.py 
 	@mkdir -p $(@D)
 	$(PY) -m pipeline makevars --config $(CONFIG) --out $@
 
-$(DEPS_MK): $(wildcard pipeline/*.py pipeline/*/*.py pipeline/*/templates/* pipeline/*/assets/*) | $(VENV_DONE)
+$(DEPS_MK): $(shell find pipeline -type f -not -path '*/__pycache__/*') | $(VENV_DONE)
 	@mkdir -p $(@D)
 	$(PY) -m pipeline deps --out $@
 

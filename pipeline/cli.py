@@ -76,13 +76,14 @@ def parser() -> argparse.ArgumentParser:
     for name, command in COMMANDS.items():
         _stage_parser(stages, name, command.help, [common])
         _stage_parser(sub, name, f"= stage {name}", [common])
-    assign = sub.add_parser(
-        "assign", help="place the papers of FILE into a build's topic model", parents=[common]
-    )
-    _config_options(assign)
-    assign.add_argument("file", type=Path, metavar="FILE", help="any input file ingest reads")
-    assign.add_argument("--model", type=Path, metavar="DIR", help="default: <output_dir>/model")
-    assign.add_argument("--out", type=Path, metavar="PATH", help="default: <FILE stem>.topics.csv")
+    place = sub.add_parser(
+        "place", aliases=["assign"], parents=[common],
+        help="place the papers of FILE into a build's topic model (`assign`: the same)",
+    )  # fmt: skip
+    _config_options(place)
+    place.add_argument("file", type=Path, metavar="FILE", help="any input file ingest reads")
+    place.add_argument("--model", type=Path, metavar="DIR", help="default: <output_dir>/model")
+    place.add_argument("--out", type=Path, metavar="PATH", help="default: <FILE stem>.topics.csv")
     deps = sub.add_parser("deps", help="write the Makefile's code prerequisites", parents=[common])
     deps.add_argument("--out", type=Path, required=True)
     makevars = sub.add_parser("makevars", help="write Make variables and parameter stamps",
@@ -107,10 +108,10 @@ def dispatch(args: argparse.Namespace) -> None:
         from pipeline import api
 
         api.build(config)
-    elif args.command == "assign":
-        from pipeline import assign
+    elif args.command in ("place", "assign"):
+        from pipeline import place
 
-        assign.run(args.file, config, args.model, args.out)
+        place.run(args.file, config, args.model, args.out)
     elif args.command == "makevars":
         write_stamps(config, Path(config.output_dir))
         tables.write_text(args.out, make_vars(config))

@@ -35,11 +35,11 @@ FILES = {
 
 @dataclass(frozen=True)
 class Command:
-    """A stage: `module.function(*sections, **files)`. "inputs" among the sections passes the
-    config's input list as `inputs=`; `optional` files are passed only when given."""
+    """A stage: `pipeline.stages.<stage>.<function>(*sections, **files)`. "inputs" among the
+    sections passes the config's input list as `inputs=`; `optional` files are passed only when
+    given."""
 
     name: str
-    module: str
     sections: tuple[str, ...]
     inputs: tuple[str, ...]
     outputs: tuple[str, ...]
@@ -51,6 +51,11 @@ class Command:
     # runs its per-paper work on the configured engine: gets `engine=config.engine`, which is
     # not in its stamp (the engine changes where the work runs, never what it gives)
     engine: bool = False
+    stage: str = ""  # the stage module under pipeline/stages/ (default: the command's name)
+
+    @property
+    def module(self) -> str:
+        return f"pipeline.stages.{self.stage or self.name}"
 
     @property
     def files(self) -> tuple[str, ...]:
@@ -60,46 +65,46 @@ class Command:
 COMMANDS = {
     c.name: c
     for c in (
-        Command("ingest", "pipeline.ingest", ("ingest", "inputs"), (), ("documents", "rejected"),
+        Command("ingest", ("ingest", "inputs"), (), ("documents", "rejected"),
                 "input files -> documents + the ledger of rejected records (and, with "
                 "engine: ray, the documents as shards for the workers)", engine=True),
-        Command("embed", "pipeline.embed", ("embed",), ("documents",), ("embeddings",),
+        Command("embed", ("embed",), ("documents",), ("embeddings",),
                 "documents -> embeddings", engine=True),
-        Command("cluster", "pipeline.cluster", ("cluster",), ("documents", "embeddings"),
+        Command("cluster", ("cluster",), ("documents", "embeddings"),
                 ("clusters",), "documents + embeddings -> topic and map position per paper, "
                 "and the saved model beside (model/)", compiles=True, engine=True,
                 flags=(("refit", "fit a new model even where the saved one would do"),)),
-        Command("label", "pipeline.label", ("label", "embed"),
+        Command("label", ("label", "embed"),
                 ("documents", "clusters", "embeddings"), ("topics", "themes"),
                 "-> topic and theme labels, terms and representative papers", compiles=True,
                 engine=True),
-        Command("metrics", "pipeline.metrics", (), ("documents", "clusters", "topics", "themes"),
+        Command("metrics", (), ("documents", "clusters", "topics", "themes"),
                 ("metrics",), "-> metrics.json, the build's quality figures"),
-        Command("compare", "pipeline.compare", ("compare",),
+        Command("compare", ("compare",),
                 ("documents", "clusters", "topics", "themes"), ("venue_topics", "venue_years"),
                 "-> venue_topics.parquet and venue_years.parquet, how the venues differ "
                 "(in all and year by year)"),
-        Command("csv", "pipeline.csv_tables", (),
+        Command("csv", (),
                 ("documents", "rejected", "clusters", "topics", "themes", "venue_topics"),
                 ("topic_info", "document_info", "rejected_csv"),
                 "-> topic_info.csv and document_info.csv (BERTopic's get_topic_info and "
                 "get_document_info columns) and rejected.csv"),
-        Command("export", "pipeline.export", (),
+        Command("export", (),
                 ("documents", "embeddings", "clusters", "topics", "model"),
                 ("bertopic",), "-> bertopic/: the build as a BERTopic model (safetensors)",
                 compiles=True),
-        Command("render", "pipeline.render", ("render",),
+        Command("render", ("render",),
                 ("documents", "embeddings", "clusters", "topics", "themes", "venue_topics",
                  "venue_years", "metrics"), ("report",),
                 "-> index.html (the report) and map.html beside it",
                 optional=("stability", "baseline")),
-        Command("stability", "pipeline.quality", ("cluster", "quality"),
+        Command("stability", ("cluster", "quality"),
                 ("documents", "embeddings", "clusters"), ("stability",),
                 "-> stability.json: the topics' agreement across quality.seeds",
-                function="run_stability", compiles=True),
-        Command("baseline", "pipeline.quality", ("quality",), ("documents", "embeddings"),
+                function="run_stability", compiles=True, stage="quality"),
+        Command("baseline", ("quality",), ("documents", "embeddings"),
                 ("baseline",), "-> baseline.json: BERTopic's defaults on the same embeddings",
-                function="run_baseline", compiles=True),
+                function="run_baseline", compiles=True, stage="quality"),
     )
 }  # fmt: skip
 # The stages `make all` and `topicmap build` run, in data order.

@@ -1,6 +1,8 @@
 """The Makefile's code prerequisites, read off the imports: `python -m pipeline deps` writes
-`CODE_<command> := <files>` for every command, the module that runs it and every pipeline
-module it imports, directly or not (a package with all its files: templates and assets too).
+`CODE_<command> := <files>` for every command: the module that runs it and every pipeline
+module it imports, directly or not (lazy imports too), with the packages above each; a package's
+templates and assets count with its `__init__.py`. A file of a package that nothing imports is
+no prerequisite.
 
 The entry points (cli, commands, api, this module) are not among them: changing how a stage is
 called does not change what it computes.
@@ -19,7 +21,7 @@ ROOT = Path(__file__).resolve().parent
 # the API lazily, for notebook users).
 ENTRY_POINTS = {
     "pipeline.api",
-    "pipeline.assign",
+    "pipeline.place",
     "pipeline.cli",
     "pipeline.commands",
     "pipeline.makedeps",
@@ -62,7 +64,8 @@ def imported_modules(path: Path) -> set[str]:
 
 def code_files(module: str) -> list[Path]:
     """The files whose content decides what `module` computes: it, the pipeline modules it
-    imports transitively and their parent packages' __init__.py, and every file of a package."""
+    imports transitively, the packages above each (their `__init__.py` runs on import), and each
+    such package's own files that are not Python (templates, assets)."""
     seen: set[str] = set()
     todo = [module]
     files: set[Path] = set()
@@ -73,15 +76,25 @@ def code_files(module: str) -> list[Path]:
         seen.add(name)
         path = module_path(name)
         files.add(path)
-        scan = [path]
-        if path.name == "__init__.py" and path.parent != ROOT:  # a package: all its files
-            own = [f for f in path.parent.rglob("*") if _is_source(f)]
-            files.update(own)
-            scan += [f for f in own if f.suffix == ".py"]
+        if path.name == "__init__.py":
+            files.update(package_data(path.parent))
         todo.extend(_parents(name))
-        for found in scan:
-            todo.extend(imported_modules(found))
+        todo.extend(imported_modules(path))
     return sorted(files)
+
+
+def package_data(folder: Path) -> list[Path]:
+    """A package's files that are not Python, outside its subpackages (render's templates/,
+    assets/ and vendor/)."""
+    found = []
+    for path in folder.rglob("*"):
+        if not _is_source(path) or path.suffix == ".py":
+            continue
+        between = path.parent.relative_to(folder).parts
+        inner = [folder.joinpath(*between[: i + 1]) for i in range(len(between))]
+        if not any((sub / "__init__.py").exists() for sub in inner):
+            found.append(path)
+    return found
 
 
 def _parents(name: str) -> list[str]:

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pipeline import compare, metrics, render
 from pipeline.config import CompareConfig, RenderConfig
+from pipeline.stages import compare, metrics, render
 
 # the venue comparison drawn: its dots (up to three venues) or its heatmap (more)
 REPORT_READY = (

@@ -24,8 +24,8 @@ numba_cache.enable(ROOT / ".cache" / "numba")
 
 # What a test not marked slow may not do: each of these takes seconds (and a build minutes).
 HEAVY = {
-    ("pipeline.cluster.fit", "_umap"): "fits UMAP",
-    ("pipeline.quality", "bertopic_defaults"): "fits BERTopic with UMAP",
+    ("pipeline.stages.cluster.fit", "_umap"): "fits UMAP",
+    ("pipeline.stages.quality", "bertopic_defaults"): "fits BERTopic with UMAP",
     ("pipeline.encoder", "load_encoder"): "loads the embedding model",
 }
 

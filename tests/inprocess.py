@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pipeline import compare, label, metrics, render
-from pipeline.cluster import cluster_documents
 from pipeline.config import ClusterConfig, CompareConfig, LabelConfig, RenderConfig
+from pipeline.stages import compare, label, metrics, render
+from pipeline.stages.cluster import cluster_documents
 
 
 def unit_vectors(n: int, identical: bool = False, width: int = 384) -> np.ndarray:

@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 from synthetic_corpus import Corpus, corpus
 
-from pipeline import compare, metrics
 from pipeline.config import CompareConfig
+from pipeline.stages import compare, metrics
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 FILES = [f"{c}{y}.parquet" for c in ("iclr", "icml") for y in (2020, 2021, 2022, 2023)]

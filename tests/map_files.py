@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from render_frames import island
 
-from pipeline.render.mapfiles import SHARD_DIR, decode_typed_array, read_shard, shard_path
+from pipeline.stages.render.mapfiles import SHARD_DIR, decode_typed_array, read_shard, shard_path
 
 
 def map_papers(files: dict[str, str]) -> dict[str, list]:

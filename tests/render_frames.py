@@ -9,9 +9,9 @@ import re
 import numpy as np
 import pandas as pd
 
-from pipeline import compare, metrics
 from pipeline.config import CompareConfig, RenderConfig
-from pipeline.render import render_pages
+from pipeline.stages import compare, metrics
+from pipeline.stages.render import render_pages
 
 ISLAND = r'<script type="application/json" id="{}">(.*?)</script>'
 

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from pipeline import compare, metrics, schemas
+from pipeline import schemas
 from pipeline.config import CompareConfig
+from pipeline.stages import compare, metrics
 
 
 @dataclass

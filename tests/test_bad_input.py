@@ -17,12 +17,13 @@ from hypothesis import strategies as st
 from ingest_samples import A1, A2, A3, A4
 from inprocess import pages_for, unit_vectors
 
-from pipeline import ingest, schemas, tables
+from pipeline import schemas, tables
 from pipeline.cli import main
 from pipeline.config import IngestConfig, parse_config
 from pipeline.errors import InputError
-from pipeline.ingest import readers
-from pipeline.ingest.repair import repair_text
+from pipeline.stages import ingest
+from pipeline.stages.ingest import readers
+from pipeline.stages.ingest.repair import repair_text
 
 # ---------------------------------------------------------------- fatal input: one clear line
 

@@ -8,7 +8,7 @@ import pytest
 from conftest import CORPORA, load_tool
 from map_files import map_papers
 
-from pipeline.render.mapfiles import SHARD_DIR
+from pipeline.stages.render.mapfiles import SHARD_DIR
 
 
 def _bench_map():

@@ -19,8 +19,8 @@ from browser_site import (
 )
 from synthetic_corpus import corpus
 
-from pipeline.render.mapfiles import shard_path
-from pipeline.render.shaping import edition
+from pipeline.stages.render.mapfiles import shard_path
+from pipeline.stages.render.shaping import edition
 
 pytestmark = pytest.mark.browser
 

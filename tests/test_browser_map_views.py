@@ -23,8 +23,8 @@ from many_venues import EIGHT, eight_venues, years_corpus
 from synthetic_corpus import corpus
 
 from pipeline.config import RenderConfig
-from pipeline.render import render_pages
-from pipeline.render.colours import PALETTE
+from pipeline.stages.render import render_pages
+from pipeline.stages.render.colours import PALETTE
 
 pytestmark = pytest.mark.browser
 

@@ -19,8 +19,8 @@ from browser_site import (
 from many_venues import EIGHT, eight_venues, years_corpus
 
 from pipeline.config import RenderConfig
-from pipeline.render import render_pages
-from pipeline.render.shaping import theme_level
+from pipeline.stages.render import render_pages
+from pipeline.stages.render.shaping import theme_level
 
 pytestmark = pytest.mark.browser
 

@@ -1,8 +1,5 @@
-"""Cluster stage: auto parameters, and real UMAP + HDBSCAN + BERTopic on synthetic embeddings.
-
-UMAP compiles with numba on its first fit in a process (10-20 s), so the blob corpus is
-clustered once per module (twice, for the determinism check) and shared by the tests.
-"""
+"""Cluster stage: auto parameters, and real UMAP + HDBSCAN + BERTopic on synthetic embeddings
+(a blob corpus clustered once per module, twice for the determinism check: UMAP compiles)."""
 
 from __future__ import annotations
 
@@ -12,11 +9,15 @@ import pytest
 from pydantic import ValidationError
 from sklearn.metrics import adjusted_rand_score
 
-from pipeline import cluster, schemas, tables
+from pipeline import schemas, tables
 from pipeline.centroids import ward_groups, weighted_centroids
-from pipeline.cluster import cluster_documents
-from pipeline.cluster import fit as cluster_fit
-from pipeline.cluster.fit import (
+from pipeline.config import ClusterConfig
+from pipeline.errors import PipelineError
+from pipeline.neighbours import nearest_neighbours
+from pipeline.stages import cluster
+from pipeline.stages.cluster import cluster_documents
+from pipeline.stages.cluster import fit as cluster_fit
+from pipeline.stages.cluster.fit import (
     assign_topics,
     core_weights,
     merge_topics,
@@ -30,9 +31,6 @@ from pipeline.cluster.fit import (
     umap_epochs,
     without_self,
 )
-from pipeline.config import ClusterConfig
-from pipeline.errors import PipelineError
-from pipeline.neighbours import nearest_neighbours
 
 BLOB_SIZES = (45, 35, 25, 15)  # unequal, so numbering by size is observable
 BLOB_WORDS = (

@@ -11,12 +11,12 @@ import pandas as pd
 import pytest
 
 from pipeline import schemas, tables
-from pipeline.cluster import cluster_documents, read_saved, sample_settings
-from pipeline.cluster import model as models
-from pipeline.cluster.place import place, place_in_chunks
-from pipeline.cluster.sample import stratified_sample
 from pipeline.config import ClusterConfig
 from pipeline.errors import PipelineError
+from pipeline.stages.cluster import cluster_documents, read_saved, sample_settings
+from pipeline.stages.cluster import model as models
+from pipeline.stages.cluster.place import place, place_in_chunks
+from pipeline.stages.cluster.sample import stratified_sample
 
 pytestmark = pytest.mark.slow  # real UMAP + HDBSCAN fits
 

@@ -10,8 +10,8 @@ import re
 import pandas as pd
 import pytest
 
-from pipeline.render import ASSETS_DIR
-from pipeline.render.colours import (
+from pipeline.stages.render import ASSETS_DIR
+from pipeline.stages.render.colours import (
     BACKGROUNDS,
     PALETTE,
     VENUE_PALETTE,

@@ -10,9 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline import compare, schemas, tables
-from pipeline.compare import flags, log_odds_z, venue_table
+from pipeline import schemas, tables
 from pipeline.config import CompareConfig
+from pipeline.stages import compare
+from pipeline.stages.compare import flags, log_odds_z, venue_table
 
 
 def test_a_known_over_representation_is_flagged_both_ways():

@@ -10,9 +10,10 @@ import pandas as pd
 import pytest
 from test_compare import _build, _write_build
 
-from pipeline import compare, schemas, tables
-from pipeline.compare import venue_table, year_table
+from pipeline import schemas, tables
 from pipeline.config import CompareConfig
+from pipeline.stages import compare
+from pipeline.stages.compare import venue_table, year_table
 
 
 def _dated(venues: list[str], years: list[int | None]):

@@ -12,9 +12,11 @@ import pandas as pd
 import pytest
 from conftest import run_main
 
-from pipeline import compare, csv_tables, schemas, tables
+from pipeline import schemas, tables
 from pipeline.config import CompareConfig
 from pipeline.errors import PipelineError
+from pipeline.stages import compare
+from pipeline.stages import csv as csv_tables
 
 
 def _frames() -> dict[str, pd.DataFrame]:

@@ -8,10 +8,11 @@ from __future__ import annotations
 import numpy as np
 from fakes import FakeEncoder, documents_frame
 
-from pipeline import embed, schemas, tables
 from pipeline import encoder as encoders
+from pipeline import schemas, tables
 from pipeline.config import EmbedConfig
-from pipeline.embed import EmbeddingCache, cache_path, embed_with_cache, text_key
+from pipeline.stages import embed
+from pipeline.stages.embed import EmbeddingCache, cache_path, embed_with_cache, text_key
 
 
 def _text_vectors(sentences) -> np.ndarray:

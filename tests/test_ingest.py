@@ -11,11 +11,12 @@ import pandas as pd
 import pytest
 from ingest_samples import A1, A2, A3, CFG
 
-from pipeline import ingest, schemas, tables
+from pipeline import schemas, tables
 from pipeline.config import IngestConfig, parse_config
 from pipeline.errors import InputError
-from pipeline.ingest import RawRecord, build_documents
-from pipeline.ingest.hyphens import HYPHENATED, JOINED, SUSPENDED
+from pipeline.stages import ingest
+from pipeline.stages.ingest import RawRecord, build_documents
+from pipeline.stages.ingest.hyphens import HYPHENATED, JOINED, SUSPENDED
 
 # ---------------------------------------------------------------- pure core: build_documents
 

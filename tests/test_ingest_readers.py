@@ -14,9 +14,9 @@ from ingest_samples import A1, A2, A3, CFG
 
 from pipeline.config import IngestConfig
 from pipeline.errors import InputError
-from pipeline.ingest import build_documents, readers
-from pipeline.ingest.readers import parse_seed_text, read_file
-from pipeline.ingest.venues import VenueNames
+from pipeline.stages.ingest import build_documents, readers
+from pipeline.stages.ingest.readers import parse_seed_text, read_file
+from pipeline.stages.ingest.venues import VenueNames
 
 
 def _venue_of(record) -> tuple[str, int | None]:

@@ -12,8 +12,8 @@ from ingest_samples import A1, A2, CFG
 
 from pipeline.config import IngestConfig
 from pipeline.errors import InputError
-from pipeline.ingest import build_documents, readers
-from pipeline.ingest.readers import expand_inputs, read_file
+from pipeline.stages.ingest import build_documents, readers
+from pipeline.stages.ingest.readers import expand_inputs, read_file
 
 
 def test_jsonl_in_a_folder_with_spaces_crlf_and_renamed_columns(tmp_path):

@@ -6,8 +6,8 @@ from collections import Counter
 
 import pytest
 
-from pipeline.ingest.hyphens import HYPHENATED, JOINED, LEFT, SUSPENDED, decide
-from pipeline.ingest.repair import (
+from pipeline.stages.ingest.hyphens import HYPHENATED, JOINED, LEFT, SUSPENDED, decide
+from pipeline.stages.ingest.repair import (
     fix_unicode,
     join_broken_words,
     normalise_space,

@@ -13,12 +13,13 @@ import pytest
 from ingest_samples import A1, A2, A3, A4
 from multilingual import CHINESE, JAPANESE
 
-from pipeline import ingest, schemas, tables
+from pipeline import schemas, tables
 from pipeline.config import IngestConfig, parse_config
 from pipeline.errors import ConfigError
-from pipeline.ingest import RawRecord, build_documents, venue_lines
-from pipeline.ingest.readers import parse_seed_text
-from pipeline.ingest.venues import VenueNames, is_main_track
+from pipeline.stages import ingest
+from pipeline.stages.ingest import RawRecord, build_documents, venue_lines
+from pipeline.stages.ingest.readers import parse_seed_text
+from pipeline.stages.ingest.venues import VenueNames, is_main_track
 
 # ---------------------------------------------------------------- the spellings
 

@@ -13,14 +13,14 @@ from wordlists import NOT_IN_LABELS, faults
 from pipeline import schemas
 from pipeline.config import LabelConfig
 from pipeline.errors import PipelineError
-from pipeline.label import (
+from pipeline.schemas import UNASSIGNED_LABEL
+from pipeline.stages.label import (
     distinct_terms,
     label_topics,
     make_label,
     representative_docs,
     unique_labels,
 )
-from pipeline.schemas import UNASSIGNED_LABEL
 from pipeline.text import banned_words
 
 TRANSPORT = [

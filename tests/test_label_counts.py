@@ -1,5 +1,5 @@
-"""The papers' term counts by topic (pipeline.label.counts): per paper, summed by group, the same
-whatever the chunks, and on a real local Ray instance the same as here."""
+"""The papers' term counts by topic (pipeline.stages.label.counts): per paper, summed by group,
+the same whatever the chunks, and on a real local Ray instance the same as here."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from pipeline.config import EngineConfig
 from pipeline.errors import PipelineError
-from pipeline.label.counts import count_chunk, local_counter, summed
+from pipeline.stages.label.counts import count_chunk, local_counter, summed
 from pipeline.text import term_analyzer
 from tests.conftest import ROOT
 
@@ -74,7 +74,7 @@ def test_no_terms_and_no_papers():
 @pytest.mark.parametrize("workers", [1, 2])
 def test_ray_tasks_count_as_the_local_engine(monkeypatch, workers):
     """On a real local Ray instance, 1 or 2 workers: the bundled papers' counts, identical."""
-    from pipeline.label.ray_counts import ray_counter
+    from pipeline.stages.label.ray_counts import ray_counter
 
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     monkeypatch.delenv("RAY_ADDRESS", raising=False)

@@ -20,8 +20,9 @@ def test_run_loads_the_encoder_with_the_embed_section_and_its_precision(
     """The label stage embeds candidate terms with the user's embed settings (model,
     precision), not with defaults."""
     from pipeline import encoder as encoders
-    from pipeline import label, tables
+    from pipeline import tables
     from pipeline.config import EmbedConfig
+    from pipeline.stages import label
 
     documents, clusters, _ = labelled
     paths = {name: tmp_path / f"{name}.parquet" for name in ("documents", "clusters")}
@@ -48,8 +49,9 @@ def test_run_loads_the_encoder_with_the_embed_section_and_its_precision(
 def test_the_basis_changes_with_the_code_that_makes_labels(labelled, tmp_path, monkeypatch):  # noqa: F811
     """Labels are kept while their basis holds; a change to the word lists or the label code
     (a new release) must relabel, not keep the old labels."""
-    from pipeline import label, tables
+    from pipeline import tables
     from pipeline.config import EmbedConfig
+    from pipeline.stages import label
 
     documents, clusters, _ = labelled
     vectors = np.eye(len(documents), 8, dtype=np.float32)

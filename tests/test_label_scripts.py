@@ -12,7 +12,7 @@ from multilingual import ARABIC, CHINESE, JAPANESE, RUSSIAN
 from render_frames import documents_of
 
 from pipeline.config import LabelConfig
-from pipeline.label import label_topics
+from pipeline.stages.label import label_topics
 from pipeline.text import banned_words, phrase_terms
 
 LONGEST_CJK_TERM = 12  # characters: a phrase of a few words, never a clause

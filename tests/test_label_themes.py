@@ -12,9 +12,9 @@ from label_frames import unit_vectors as _vectors
 
 from pipeline import schemas
 from pipeline.config import LabelConfig
-from pipeline.label import assign_themes, label_topics, theme_count
-from pipeline.label.counts import count_chunk
-from pipeline.label.themes import telling_terms
+from pipeline.stages.label import assign_themes, label_topics, theme_count
+from pipeline.stages.label.counts import count_chunk
+from pipeline.stages.label.themes import telling_terms
 
 
 def _label_both(documents, clusters, config=None, vectors=None):

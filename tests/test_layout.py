@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.commands import COMMANDS
 from pipeline.makedeps import ENTRY_POINTS, ROOT, imported_modules
 
-STAGES = (
-    "ingest", "embed", "cluster", "label", "metrics", "compare", "csv_tables", "quality", "render"
-)  # fmt: skip
+STAGES = {command.module.split(".")[2] for command in COMMANDS.values()}
 ALLOWED = {("quality", "cluster")}  # quality reruns the clustering with other seeds
 PROJECT = ROOT.parent
 MAX_FILE_LINES, MAX_FUNCTION_LINES = 450, 60
@@ -22,7 +21,17 @@ MAX_FILE_LINES, MAX_FUNCTION_LINES = 450, 60
 
 def _stage_of(module: str) -> str | None:
     parts = module.split(".")
-    return parts[1] if len(parts) > 1 and parts[1] in STAGES else None
+    return parts[2] if len(parts) > 2 and parts[1] == "stages" else None
+
+
+def _is_engine(module: str) -> bool:
+    return module.split(".")[:2] == ["pipeline", "engines"]
+
+
+def test_every_stage_module_is_a_command():
+    """pipeline/stages/ holds the commands' stages and nothing else."""
+    found = {p.stem for p in (ROOT / "stages").iterdir() if p.suffix == ".py" or p.is_dir()}
+    assert found - {"__init__", "__pycache__"} == STAGES
 
 
 def _modules() -> dict[str, Path]:
@@ -44,12 +53,21 @@ def test_no_stage_imports_another_stage():
     assert crossings <= ALLOWED, sorted(crossings - ALLOWED)
 
 
-def test_ground_modules_import_no_stage_and_no_entry_point():
+def test_ground_modules_and_engines_import_no_stage_and_no_entry_point():
     for name, path in _modules().items():
         if _stage_of(name) or name in ENTRY_POINTS or name in {"pipeline", "pipeline.__main__"}:
             continue
         for imported in imported_modules(path):
             assert not _stage_of(imported), f"{name} (ground) imports the stage {imported}"
+
+
+def test_ground_modules_import_no_engine():
+    """The engines sit between the stages and the ground: ground modules do not map work."""
+    for name, path in _modules().items():
+        if _stage_of(name) or _is_engine(name) or name in ENTRY_POINTS or name == "pipeline":
+            continue
+        for imported in imported_modules(path):
+            assert not _is_engine(imported), f"{name} (ground) imports the engine {imported}"
 
 
 def test_stages_import_no_entry_point():
@@ -86,7 +104,7 @@ def test_render_assembles_no_html_in_python():
     """Pages are Jinja2 templates; Python shapes data only (no '<tag' in a string literal, but
     for plotly's own label markup, <b>, <br> and <extra>, which plotly draws as text)."""
     tag = re.compile(r"<\s*/?\s*(?!(?:b|br|extra)\s*/?>)[a-zA-Z][a-zA-Z0-9]*[\s>/]")
-    for path in sorted((ROOT / "render").rglob("*.py")):
+    for path in sorted((ROOT / "stages" / "render").rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         documented = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
         docstrings = {

@@ -20,26 +20,33 @@ def _code(name: str) -> set[str]:
 def test_each_stage_depends_on_its_module_and_the_ground_it_imports():
     cluster = _code("cluster")
     assert {
-        "pipeline/cluster/fit.py",
-        "pipeline/cluster/place.py",
+        "pipeline/stages/cluster/fit.py",
+        "pipeline/stages/cluster/place.py",
         "pipeline/neighbours.py",
     } <= cluster
     assert "pipeline/centroids.py" in cluster
     assert {"pipeline/tables.py", "pipeline/schemas.py"} <= cluster
     assert "pipeline/text.py" not in cluster  # the texts reach the fit only as their vectors
-    assert not cluster & {"pipeline/label/__init__.py", "pipeline/embed.py", "pipeline/encoder.py"}
+    assert not cluster & {
+        "pipeline/stages/label/__init__.py",
+        "pipeline/stages/embed.py",
+        "pipeline/encoder.py",
+    }
     assert "pipeline/encoder.py" in _code("label") and "pipeline/encoder.py" in _code("embed")
     assert "pipeline/scores.py" in _code("metrics") and "pipeline/scores.py" not in _code("compare")
-    assert {f for f in _code("ingest") if f.startswith("pipeline/ingest/")} == {
-        "pipeline/ingest/__init__.py",
-        "pipeline/ingest/hyphens.py",
-        "pipeline/ingest/readers.py",
-        "pipeline/ingest/repair.py",
-        "pipeline/ingest/venues.py",
+    assert {f for f in _code("ingest") if f.startswith("pipeline/stages/ingest/")} == {
+        "pipeline/stages/ingest/__init__.py",
+        "pipeline/stages/ingest/hyphens.py",
+        "pipeline/stages/ingest/readers.py",
+        "pipeline/stages/ingest/repair.py",
+        "pipeline/stages/ingest/venues.py",
     }
     render = _code("render")  # a package: its templates and scripts too
-    assert {"pipeline/render/assets/map.js", "pipeline/render/templates/report.html"} <= render
-    assert "pipeline/cluster/fit.py" in _code("stability")  # quality reruns the clustering
+    assert {
+        "pipeline/stages/render/assets/map.js",
+        "pipeline/stages/render/templates/report.html",
+    } <= render
+    assert "pipeline/stages/cluster/fit.py" in _code("stability")  # quality reruns the clustering
     for name in COMMANDS:  # changing how stages are called changes nothing they compute
         assert not _code(name) & {"pipeline/cli.py", "pipeline/commands.py", "pipeline/api.py"}
 
@@ -77,14 +84,14 @@ AFTER_CLUSTER = {"cluster", "label", "metrics", "compare", "csv", "render"}
         ("pipeline/neighbours.py", AFTER_CLUSTER),  # the vote and the map's similar papers
         ("pipeline/centroids.py", AFTER_CLUSTER),
         ("pipeline/scores.py", {"metrics", "render"}),
-        ("pipeline/compare.py", {"compare", "csv", "render"}),
-        ("pipeline/render/templates/map.html", {"render"}),
-        ("pipeline/render/assets/style.css", {"render"}),
-        ("pipeline/ingest/repair.py", {"ingest", "embed"} | AFTER_CLUSTER),
+        ("pipeline/stages/compare.py", {"compare", "csv", "render"}),
+        ("pipeline/stages/render/templates/map.html", {"render"}),
+        ("pipeline/stages/render/assets/style.css", {"render"}),
+        ("pipeline/stages/ingest/repair.py", {"ingest", "embed"} | AFTER_CLUSTER),
         ("pipeline/cli.py", set()),
         ("pipeline/commands.py", set()),
-        ("pipeline/label/names.py", {"label", "metrics", "compare", "csv", "render"}),
-        ("pipeline/csv_tables.py", {"csv"}),
+        ("pipeline/stages/label/names.py", {"label", "metrics", "compare", "csv", "render"}),
+        ("pipeline/stages/csv.py", {"csv"}),
     ],
 )
 def test_changing_a_module_reruns_the_stages_that_import_it(

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from pipeline import metrics
-from pipeline.metrics import build_metrics
+from pipeline.stages import metrics
+from pipeline.stages.metrics import build_metrics
 
 
 def _tiny_build() -> dict:
@@ -86,7 +86,8 @@ def test_term_figures_are_kept_when_the_terms_basis_is_unchanged(tmp_path, monke
     not counted again; shares are."""
     import numpy as np
 
-    from pipeline import metrics, schemas, tables
+    from pipeline import schemas, tables
+    from pipeline.stages import metrics
 
     frames = _tiny_build()
     paths = {name: tmp_path / f"{name}.parquet" for name in frames}

@@ -120,7 +120,7 @@ def test_logs_above_bars_is_a_no_op_when_piped():
 def test_seeded_umap_prints_no_n_jobs_warning():
     import numpy as np
 
-    from pipeline.cluster.fit import _umap
+    from pipeline.stages.cluster.fit import _umap
 
     vectors = np.random.default_rng(0).normal(size=(60, 8)).astype(np.float32)
     with warnings.catch_warnings(record=True) as caught:

@@ -14,7 +14,7 @@ from wordlists import faults
 from pipeline import schemas, tables
 from pipeline.config import ClusterConfig, parse_config
 from pipeline.errors import ConfigError
-from pipeline.quality import baseline_figures, seed_agreement, seed_runs
+from pipeline.stages.quality import baseline_figures, seed_agreement, seed_runs
 from pipeline.text import banned_words
 from tests.conftest import bundled_config, run_make
 

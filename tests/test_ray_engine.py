@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline import embed, schemas, tables
+from pipeline import schemas, tables
 from pipeline.config import EmbedConfig, EngineConfig
 from pipeline.engines import document_shards
 from pipeline.engines.shards import (
@@ -29,7 +29,8 @@ from pipeline.engines.shards import (
     write_vectors,
 )
 from pipeline.errors import PipelineError
-from pipeline.ray_embed import (
+from pipeline.stages import embed
+from pipeline.stages.embed.ray_embed import (
     FAULT_ENV,
     WORKER_ERROR,
     EncoderActor,
@@ -56,8 +57,9 @@ def _workers_import_this_checkout(monkeypatch):
 def test_the_local_engine_never_imports_ray():
     """`make all` does not need Ray: nothing on the local engine's way imports it."""
     code = (
-        "import sys, pipeline.cli, pipeline.api, pipeline.embed, pipeline.cluster, pipeline.label\n"
-        "from pipeline.cluster import engine_placer\n"
+        "import sys, pipeline.cli, pipeline.api\n"
+        "import pipeline.stages.embed, pipeline.stages.cluster, pipeline.stages.label\n"
+        "from pipeline.stages.cluster import engine_placer\n"
         "from pipeline.config import EngineConfig\n"
         "engine_placer(EngineConfig())\n"
         "print(sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.')))"

@@ -15,12 +15,18 @@ from map_files import map_papers, shard_names
 from render_frames import island, rendered, tiny_tables
 from synthetic_corpus import corpus
 
-from pipeline import compare, metrics, quality, render, schemas, tables
+from pipeline import schemas, tables
 from pipeline.config import CompareConfig, RenderConfig
 from pipeline.errors import PipelineError
-from pipeline.render import mapfiles, render_pages, templating
-from pipeline.render.mapfiles import decode_typed_array, read_shard, smallest_int, typed_array
-from pipeline.render.shaping import paper_vectors, short_title
+from pipeline.stages import compare, metrics, quality, render
+from pipeline.stages.render import mapfiles, render_pages, templating
+from pipeline.stages.render.mapfiles import (
+    decode_typed_array,
+    read_shard,
+    smallest_int,
+    typed_array,
+)
+from pipeline.stages.render.shaping import paper_vectors, short_title
 
 HOSTILE_TITLE = "<script>alert(1)</script>"
 HOSTILE_ABSTRACT = "An abstract that ends early </script><img src=x onerror=alert(1)> and goes on"
@@ -398,7 +404,7 @@ def test_the_maps_plotly_bundle_is_the_release_plotly_py_bundles():
 
 
 def test_auto_point_size_shrinks_as_the_map_fills():
-    from pipeline.render.shaping import point_size
+    from pipeline.stages.render.shaping import point_size
 
     sizes = [point_size("auto", n) for n in (76, 4000, 9749, 100_000, 250_000, 1_000_000)]
     assert sizes == [7, 7, 6, 3, 2, 2]

@@ -9,11 +9,11 @@ from render_frames import island, rendered, tiny_tables
 from synthetic_corpus import corpus
 
 from pipeline.config import RenderConfig
-from pipeline.render import render_pages
-from pipeline.render.colours import PALETTE, topic_colour, topic_colours
-from pipeline.render.mapfiles import decode_typed_array
-from pipeline.render.pictures import map_preview
-from pipeline.render.shaping import paper_frame, theme_level
+from pipeline.stages.render import render_pages
+from pipeline.stages.render.colours import PALETTE, topic_colour, topic_colours
+from pipeline.stages.render.mapfiles import decode_typed_array
+from pipeline.stages.render.pictures import map_preview
+from pipeline.stages.render.shaping import paper_frame, theme_level
 
 
 def _map_data(c) -> dict:

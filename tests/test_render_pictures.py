@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 from render_frames import island, rendered, tiny_tables
 
-from pipeline.render.colours import UNASSIGNED_COLOUR, topic_colour
-from pipeline.render.pictures import map_preview, preview_sample, term_bars
-from pipeline.render.shaping import paper_frame
-from pipeline.render.treemap import treemap_chart
+from pipeline.stages.render.colours import UNASSIGNED_COLOUR, topic_colour
+from pipeline.stages.render.pictures import map_preview, preview_sample, term_bars
+from pipeline.stages.render.shaping import paper_frame
+from pipeline.stages.render.treemap import treemap_chart
 
 
 def _treemap(frames) -> dict:
@@ -69,8 +69,8 @@ def test_no_treemap_without_an_assigned_topic():
     frames["clusters"]["topic"] = np.int32(-1)
     frames["topics"] = topics[topics["topic"] < 0].assign(size=np.int32(5))
     frames["themes"] = frames["themes"][frames["themes"]["theme"] < 0]
-    from pipeline import compare
     from pipeline.config import CompareConfig
+    from pipeline.stages import compare
 
     frames["venue_topics"] = compare.venue_table(
         frames["documents"], frames["clusters"], frames["topics"], frames["themes"], CompareConfig()

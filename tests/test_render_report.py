@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 from render_frames import island, rendered, tiny_tables
 
-from pipeline import quality
-from pipeline.render import charts
+from pipeline.stages import quality
+from pipeline.stages.render import charts
 from pipeline.text import banned_words
 
 # ---------------------------------------------------------------- venue figures

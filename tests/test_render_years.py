@@ -10,12 +10,12 @@ from many_venues import EIGHT, eight_venues, years_corpus
 from render_frames import island
 
 from pipeline.config import RenderConfig
-from pipeline.render import render_pages
-from pipeline.render.charts import comparison_figure, figure_data, plotly_template
-from pipeline.render.colours import venue_colour
-from pipeline.render.report import comparison_charts
-from pipeline.render.shaping import theme_level
-from pipeline.render.years import years_context
+from pipeline.stages.render import render_pages
+from pipeline.stages.render.charts import comparison_figure, figure_data, plotly_template
+from pipeline.stages.render.colours import venue_colour
+from pipeline.stages.render.report import comparison_charts
+from pipeline.stages.render.shaping import theme_level
+from pipeline.stages.render.years import years_context
 
 
 @pytest.fixture(scope="module")

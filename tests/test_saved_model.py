@@ -1,6 +1,6 @@
 """The saved topic model through Make, the console script and BERTopic: papers added to a built
 corpus join the topics it has (every known paper unchanged), `make refit` fits anew, an
-untrustworthy model stops the build with one line, `topicmap assign` places any file's papers,
+untrustworthy model stops the build with one line, `topicmap place` places any file's papers,
 and the BERTopic export places the build's papers as the build did."""
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def test_topicmap_assign_places_a_files_papers_without_touching_the_build(grown,
     table_path = tmp_path / "placed.csv"
     script = Path(sys.executable).parent / "topicmap"
     result = subprocess.run(
-        [str(script), "assign", str(extra), "--config", str(config), "--out", str(table_path)],
+        [str(script), "place", str(extra), "--config", str(config), "--out", str(table_path)],
         cwd=tmp_path, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
@@ -101,7 +101,7 @@ def test_topicmap_assign_places_a_files_papers_without_touching_the_build(grown,
         tmp_path / "other.yaml", [str(extra)], out, "cluster:\n  outlier_threshold: 0.3"
     )
     refused = subprocess.run(
-        [str(script), "assign", str(extra), "--config", str(other)],
+        [str(script), "place", str(extra), "--config", str(other)],
         cwd=tmp_path, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert refused.returncode == 1

@@ -9,8 +9,8 @@ import pytest
 from ingest_samples import A1
 from inprocess import clusters_for, pages_for, unit_vectors
 
-from pipeline import ingest
 from pipeline.config import IngestConfig
+from pipeline.stages import ingest
 
 # ---------------------------------------------------------------- tiny and odd corpora
 

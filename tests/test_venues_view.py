@@ -8,7 +8,7 @@ import pytest
 from render_frames import rendered, tiny_tables
 
 from pipeline.config import RenderConfig
-from pipeline.render.venues_view import (
+from pipeline.stages.render.venues_view import (
     corpus_title,
     page_title,
     paper_years,

@@ -68,8 +68,9 @@ import bench_ray_scaling  # noqa: E402  (beside this file)
 import bench_sample  # noqa: E402  (beside this file)
 
 from pipeline import encoder as encoders  # noqa: E402
-from pipeline import ingest, schemas, tables  # noqa: E402
+from pipeline import schemas, tables  # noqa: E402
 from pipeline.config import load_config  # noqa: E402
+from pipeline.stages import ingest  # noqa: E402
 from pipeline.text import embedding_texts  # noqa: E402
 
 STAGE_LINE = re.compile(r"stage (\w+): ([\d.]+) s wall, peak memory (\d+) MB")

@@ -98,12 +98,12 @@ def render_map(folder: Path, tables: dict) -> float:
     """Write map.html, its shards, plotly.js and the assets into folder; seconds taken."""
     from plotly.offline import get_plotlyjs
 
-    from pipeline import render
     from pipeline.config import RenderConfig
     from pipeline.neighbours import similar_papers
-    from pipeline.render.mapview import N_NEIGHBOURS, Similar, map_context
-    from pipeline.render.shaping import Summary
-    from pipeline.render.templating import render_template
+    from pipeline.stages import render
+    from pipeline.stages.render.mapview import N_NEIGHBOURS, Similar, map_context
+    from pipeline.stages.render.shaping import Summary
+    from pipeline.stages.render.templating import render_template
 
     started = time.perf_counter()
     frame = tables["frame"]

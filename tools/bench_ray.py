@@ -23,8 +23,9 @@ import pandas as pd
 import yaml
 from bench_limit import cpu_flags
 
-from pipeline import ingest, schemas, tables
+from pipeline import schemas, tables
 from pipeline.config import EngineConfig
+from pipeline.stages import ingest
 
 ROOT = Path(__file__).resolve().parents[1]
 EMBEDDED = re.compile(r"embedded (\d+) new papers \(\d+ from the cache\) in ([\d.]+) s")

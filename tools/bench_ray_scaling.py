@@ -46,8 +46,8 @@ def grown_documents(documents, size: int):
 
 
 def _real_documents(work: Path):
-    from pipeline import ingest
     from pipeline.config import IngestConfig
+    from pipeline.stages import ingest
 
     files = sorted(str(p) for p in CORPORA.glob("*.parquet"))
     out = work / "ray-scaling-ingest"

@@ -18,7 +18,7 @@ GROUND = {
 
 
 def floor(path: str) -> float:
-    return GROUND_FLOOR if path in GROUND or path.startswith("pipeline/ingest/") else FLOOR
+    return GROUND_FLOOR if path in GROUND or path.startswith("pipeline/stages/ingest/") else FLOOR
 
 
 def below_floor(report: dict) -> list[str]:

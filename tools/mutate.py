@@ -34,11 +34,11 @@ LINKED = ("pipeline", "tests", "configs", "data")
 # module -> the tests that own it (fast: no model, UMAP, build or browser)
 MODULES = {
     "repair": (
-        "pipeline/ingest/repair.py",
+        "pipeline/stages/ingest/repair.py",
         ["tests/test_ingest_repair.py", "tests/test_ingest.py"],
     ),
     "readers": (
-        "pipeline/ingest/readers.py",
+        "pipeline/stages/ingest/readers.py",
         [
             "tests/test_ingest_readers.py",
             "tests/test_ingest_records.py",
@@ -51,7 +51,7 @@ MODULES = {
         ["tests/test_tables.py", "tests/test_tables_io.py", "tests/test_csv_tables.py"],
     ),
     "compare": (
-        "pipeline/compare.py",
+        "pipeline/stages/compare.py",
         ["tests/test_compare.py", "tests/test_compare_years.py"],
     ),
     "scores": ("pipeline/scores.py", ["tests/test_scores.py", "tests/test_metrics.py"]),

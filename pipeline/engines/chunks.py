@@ -1,7 +1,7 @@
 """Per-paper work handed to Ray in chunks held in memory (placing papers into the model,
 counting their terms): one chunk per Ray Data batch, the results back by the chunk's `start`,
 with a bar of papers done and one line when Ray gives up. The embed stage's shards are files
-and have their own loop (`pipeline.ray_embed`), which names the shard that failed.
+and have their own loop (`pipeline.stages.embed.ray_embed`), which names the shard that failed.
 """
 
 from __future__ import annotations

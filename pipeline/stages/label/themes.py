@@ -20,10 +20,10 @@ import pandas as pd
 from pipeline import schemas
 from pipeline.centroids import topic_centroids, ward_groups
 from pipeline.config import LabelConfig
-from pipeline.label.counts import TermCounts
-from pipeline.label.names import unique_labels
-from pipeline.label.terms import distinct_terms
 from pipeline.schemas import UNASSIGNED_LABEL
+from pipeline.stages.label.counts import TermCounts
+from pipeline.stages.label.names import unique_labels
+from pipeline.stages.label.terms import distinct_terms
 
 log = logging.getLogger("pipeline.label")
 

@@ -24,12 +24,12 @@ import pandas as pd
 from pipeline import schemas, tables
 from pipeline.config import RenderConfig
 from pipeline.errors import PipelineError
-from pipeline.render.mapfiles import SHARD_DIR
-from pipeline.render.mapview import Similar, map_context, similar_of
-from pipeline.render.report import report_context
-from pipeline.render.shaping import paper_frame, paper_vectors, summarise, theme_level
-from pipeline.render.templating import MAP_PAGE, render_template
-from pipeline.render.venues_view import page_title
+from pipeline.stages.render.mapfiles import SHARD_DIR
+from pipeline.stages.render.mapview import Similar, map_context, similar_of
+from pipeline.stages.render.report import report_context
+from pipeline.stages.render.shaping import paper_frame, paper_vectors, summarise, theme_level
+from pipeline.stages.render.templating import MAP_PAGE, render_template
+from pipeline.stages.render.venues_view import page_title
 
 log = logging.getLogger("pipeline.render")
 

@@ -12,10 +12,10 @@ import pandas as pd
 from pipeline import tables
 from pipeline.config import RenderConfig
 from pipeline.errors import PipelineError
-from pipeline.render import venues_view
-from pipeline.render.colours import PALETTE, topic_colours, venue_colour
-from pipeline.render.mapfiles import SHARD_DIR, smallest_int, typed_array
 from pipeline.schemas import UNASSIGNED
+from pipeline.stages.render import venues_view
+from pipeline.stages.render.colours import PALETTE, topic_colours, venue_colour
+from pipeline.stages.render.mapfiles import SHARD_DIR, smallest_int, typed_array
 
 
 def short_title(title: str | None, abstract: str, n_words: int) -> str:

@@ -3,9 +3,9 @@
 papers use it (the shares CommonTerms keeps terms by and themes are named by).
 
 Papers are counted a chunk of `engine.shard_papers` at a time: here (the local engine) or by
-Ray Data tasks (`engine: ray`, `pipeline.label.ray_counts`). A chunk's table holds its own terms;
-the driver sums the chunks' tables over the union of their terms, so both engines give the same
-counts. Terms are `pipeline.text`'s, counted per paper: never across two papers' texts.
+Ray Data tasks (`engine: ray`, `ray_counts` beside this file). A chunk's table holds its own
+terms; the driver sums the chunks' tables over the union of their terms, so both engines give
+the same counts. Terms are `pipeline.text`'s, counted per paper: never across two papers' texts.
 """
 
 from __future__ import annotations

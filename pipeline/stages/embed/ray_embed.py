@@ -1,5 +1,5 @@
-"""The embed stage on Ray: the documents shards (`engines.document_shards`, written by ingest
-with `engine: ray`) read by Ray Data actors (`map_batches` over the shards with work, one
+"""The embed stage on Ray: the documents shards (`pipeline.engines.document_shards`, written by
+ingest with `engine: ray`) read by Ray Data actors (`map_batches` over the shards with work, one
 encoder per actor, `engine.concurrency` actors of one core each). Each actor reads its shard
 from the shared path, embeds the papers of it not in the cache, and writes their vectors to the
 work folder.

@@ -8,20 +8,20 @@ import math
 
 import pandas as pd
 
-from pipeline.render import charts
-from pipeline.render.colours import topic_colours, venue_colour
-from pipeline.render.pictures import map_preview, term_bars
-from pipeline.render.shaping import (
+from pipeline.schemas import UNASSIGNED
+from pipeline.stages.render import charts
+from pipeline.stages.render.colours import topic_colours, venue_colour
+from pipeline.stages.render.pictures import map_preview, term_bars
+from pipeline.stages.render.shaping import (
     Summary,
     level_rows,
     short_title,
     theme_of_topic,
     venues_of,
 )
-from pipeline.render.treemap import treemap_chart
-from pipeline.render.venues_view import MANY_VENUES, venues_link_text
-from pipeline.render.years import years_context
-from pipeline.schemas import UNASSIGNED
+from pipeline.stages.render.treemap import treemap_chart
+from pipeline.stages.render.venues_view import MANY_VENUES, venues_link_text
+from pipeline.stages.render.years import years_context
 
 REPRESENTATIVE_WORDS = 12  # opening words of an untitled representative paper
 

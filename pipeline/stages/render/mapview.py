@@ -10,8 +10,8 @@ import pandas as pd
 
 from pipeline.config import RenderConfig
 from pipeline.neighbours import similar_papers
-from pipeline.render.mapfiles import shard_files, shard_of
-from pipeline.render.shaping import Summary, map_data, web_url
+from pipeline.stages.render.mapfiles import shard_files, shard_of
+from pipeline.stages.render.shaping import Summary, map_data, web_url
 
 N_NEIGHBOURS = 5  # similar papers listed in the panel
 

@@ -16,7 +16,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from pipeline.ingest.repair import normalise_space
+from pipeline.stages.ingest.repair import normalise_space
 
 # The canonical spelling of the major ML venues, and the other names they go by.
 KNOWN_VENUES: dict[str, tuple[str, ...]] = {

@@ -21,9 +21,15 @@ from pipeline import progress, schemas, tables
 from pipeline.config import EngineConfig, IngestConfig
 from pipeline.engines import document_shards
 from pipeline.errors import InputError
-from pipeline.ingest.readers import RawRecord, expand_inputs, is_missing, ledger_row, read_file
-from pipeline.ingest.repair import UNPRINTABLE, normalise_space, repair_text, vocabulary_of
-from pipeline.ingest.venues import YEAR, Venue, VenueNames, is_main_track
+from pipeline.stages.ingest.readers import (
+    RawRecord,
+    expand_inputs,
+    is_missing,
+    ledger_row,
+    read_file,
+)
+from pipeline.stages.ingest.repair import UNPRINTABLE, normalise_space, repair_text, vocabulary_of
+from pipeline.stages.ingest.venues import YEAR, Venue, VenueNames, is_main_track
 from pipeline.text import count_words
 
 log = logging.getLogger("pipeline.ingest")

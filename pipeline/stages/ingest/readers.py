@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 
 from pipeline.config import IngestConfig
 from pipeline.errors import InputError
-from pipeline.ingest.repair import UNPRINTABLE
+from pipeline.stages.ingest.repair import UNPRINTABLE
 
 log = logging.getLogger("pipeline.ingest")
 

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.cluster.model import TopicModel
 from pipeline.engines.shards import chunk_bounds
 from pipeline.neighbours import neighbours_among
+from pipeline.stages.cluster.model import TopicModel
 
 LAYOUT_NEIGHBOURS = 10  # fitted papers a new paper's map position is taken from
 CENTRE_BLOCK = 65_536  # papers compared with every topic centre at once (bounds the memory)

@@ -15,7 +15,7 @@ from scipy import sparse
 from pipeline.config import EngineConfig
 from pipeline.engines.chunks import map_chunks
 from pipeline.engines.shards import chunk_bounds
-from pipeline.label.counts import Counter, TermCounts, count_chunk, summed
+from pipeline.stages.label.counts import Counter, TermCounts, count_chunk, summed
 
 log = logging.getLogger("pipeline.label")
 

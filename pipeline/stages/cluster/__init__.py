@@ -20,13 +20,13 @@ import numpy as np
 import pandas as pd
 
 from pipeline import schemas, tables
-from pipeline.cluster import model as models
-from pipeline.cluster.fit import assign_topics, fit_topics, resolve_params
-from pipeline.cluster.model import REFIT, TopicModel
-from pipeline.cluster.place import own_similarity, place_in_chunks
-from pipeline.cluster.sample import stratified_sample
 from pipeline.config import ClusterConfig, EngineConfig
 from pipeline.errors import PipelineError
+from pipeline.stages.cluster import model as models
+from pipeline.stages.cluster.fit import assign_topics, fit_topics, resolve_params
+from pipeline.stages.cluster.model import REFIT, TopicModel
+from pipeline.stages.cluster.place import own_similarity, place_in_chunks
+from pipeline.stages.cluster.sample import stratified_sample
 
 log = logging.getLogger("pipeline.cluster")
 
@@ -225,7 +225,7 @@ def engine_placer(engine: EngineConfig):
         return local_placer(engine.shard_papers)
 
     def on_ray(model: TopicModel, vectors: np.ndarray):
-        from pipeline.cluster.ray_place import place_on_ray
+        from pipeline.stages.cluster.ray_place import place_on_ray
 
         return place_on_ray(model, vectors, engine)
 

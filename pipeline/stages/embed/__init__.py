@@ -7,8 +7,8 @@ new ones, and a fully cached run never loads the model.
 
 The texts not cached are embedded a shard at a time (`engines.shards.shard_bounds`: of
 `engine.shard_papers` papers, smaller at the table's end), here (the local engine) or by Ray
-actors reading the documents shards (`engine: ray`, `pipeline.ray_embed`), so both engines give
-the same vectors; the cache is read and filled here either way.
+actors reading the documents shards (`engine: ray`, `ray_embed` beside this file), so both
+engines give the same vectors; the cache is read and filled here either way.
 """
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ def ray_encoder(config: EmbedConfig, precision: str, engine: EngineConfig, sourc
     the work is done)."""
 
     def encode(keys: list[str], groups: list[list[int]]) -> np.ndarray:
-        from pipeline.ray_embed import embed_on_ray
+        from pipeline.stages.embed.ray_embed import embed_on_ray
 
         identity = f"{encoders.encoder_identity(config)} {precision}"
         placed = [f"{p}:{keys[p]}" for group in groups for p in group]

@@ -11,11 +11,11 @@ import time
 
 import numpy as np
 
-from pipeline.cluster.model import TopicModel
-from pipeline.cluster.place import Placement, joined, place
 from pipeline.config import EngineConfig
 from pipeline.engines.chunks import map_chunks
 from pipeline.engines.shards import chunk_bounds
+from pipeline.stages.cluster.model import TopicModel
+from pipeline.stages.cluster.place import Placement, joined, place
 
 log = logging.getLogger("pipeline.cluster")
 

@@ -23,10 +23,10 @@ import numpy as np
 import pandas as pd
 
 from pipeline import progress, schemas, tables
-from pipeline.cluster import assign_topics  # the one stage another may call: it reruns it
 from pipeline.config import ClusterConfig, QualityConfig
 from pipeline.errors import PipelineError
 from pipeline.scores import adjusted_rand_agreement, doc_term_sets, quality_figures
+from pipeline.stages.cluster import assign_topics  # the one stage another may call: it reruns it
 from pipeline.text import banned_words, embedding_texts
 
 log = logging.getLogger("pipeline.quality")

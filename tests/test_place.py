@@ -1,4 +1,4 @@
-"""`topicmap assign`'s own parts, without a model: reading the file, the labels beside the model,
+"""`topicmap place`'s own parts, without a model: reading the file, the labels beside the model,
 the table without them, and the output format by the path's suffix (the whole command on the
 bundled build: test_saved_model)."""
 
@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from ingest_samples import A1
 
-from pipeline import assign
+from pipeline import place
 from pipeline.config import parse_config
 from pipeline.errors import PipelineError
 
@@ -28,18 +28,18 @@ def _file(tmp_path, records):
 
 def test_read_papers_logs_each_record_it_leaves_out(tmp_path, caplog):
     path = _file(tmp_path, [{"abstract": A1, "venue": "ICML 2025"}, {"abstract": "too short"}])
-    with caplog.at_level(logging.INFO, logger="pipeline.assign"):
-        documents = assign.read_papers(path, CONFIG)
+    with caplog.at_level(logging.INFO, logger="pipeline.place"):
+        documents = place.read_papers(path, CONFIG)
     assert documents["abstract"].tolist() == [A1]
     assert "not placed: " in caplog.text and "new.json:record 2" in caplog.text
 
 
 def test_read_papers_refuses_a_missing_file_and_one_without_usable_abstracts(tmp_path):
     with pytest.raises(PipelineError, match=r"missing\.json: input file not found"):
-        assign.read_papers(tmp_path / "missing.json", CONFIG)
+        place.read_papers(tmp_path / "missing.json", CONFIG)
     path = _file(tmp_path, [{"abstract": "too short"}])
     with pytest.raises(PipelineError, match=r"new\.json: no usable abstracts to place"):
-        assign.read_papers(path, CONFIG)
+        place.read_papers(path, CONFIG)
 
 
 def _placed(tmp_path, labels):
@@ -47,13 +47,13 @@ def _placed(tmp_path, labels):
     placement = SimpleNamespace(
         topics=np.array([0, -1]), similarity=np.array([0.9, 0.1]), coords=np.ones((2, 2))
     )
-    return assign.placed_table(documents, placement, labels)
+    return place.placed_table(documents, placement, labels)
 
 
 def test_without_the_builds_labels_the_table_has_empty_label_columns(tmp_path):
-    assert assign.build_labels(tmp_path / "model") is None  # no topics.parquet beside it
+    assert place.build_labels(tmp_path / "model") is None  # no topics.parquet beside it
     table = _placed(tmp_path, None)
-    assert table.columns.tolist() == assign.COLUMNS
+    assert table.columns.tolist() == place.COLUMNS
     assert table["topic"].tolist() == [0, -1] and table["label"].isna().all()
     topics = pd.DataFrame({"topic": [0, -1], "label": ["graphs", "Unassigned"], "theme": [0, -1]})
     themes = pd.DataFrame({"theme": [0, -1], "label": ["networks", "Unassigned"]})
@@ -66,8 +66,8 @@ def test_without_the_builds_labels_the_table_has_empty_label_columns(tmp_path):
 @pytest.mark.parametrize("suffix", [".parquet", ".csv"])
 def test_the_table_is_parquet_or_csv_by_the_paths_suffix(tmp_path, monkeypatch, suffix):
     table = _placed(tmp_path, None)
-    monkeypatch.setattr(assign, "assign", lambda path, model_dir, config: table)
-    out = assign.run(tmp_path / "new.json", CONFIG, tmp_path / "model", tmp_path / f"t{suffix}")
+    monkeypatch.setattr(place, "place_file", lambda path, model_dir, config: table)
+    out = place.run(tmp_path / "new.json", CONFIG, tmp_path / "model", tmp_path / f"t{suffix}")
     read = pd.read_parquet(out) if suffix == ".parquet" else pd.read_csv(out)
-    assert read["doc_id"].tolist() == ["a", "b"] and read.columns.tolist() == assign.COLUMNS
+    assert read["doc_id"].tolist() == ["a", "b"] and read.columns.tolist() == place.COLUMNS
     assert (out.read_bytes()[:4] == b"PAR1") == (suffix == ".parquet")

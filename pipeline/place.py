@@ -1,4 +1,4 @@
-"""`topicmap assign FILE [--model DIR] [--out PATH]`: the papers of any input file placed into an
+"""`topicmap place FILE [--model DIR] [--out PATH]`: the papers of any input file placed into an
 existing build's topic model, as a table, without touching the build.
 
 The file is read and cleaned as ingest reads inputs, embedded as the embed stage embeds (with
@@ -17,15 +17,15 @@ import pandas as pd
 
 from pipeline import encoder as encoders
 from pipeline import schemas, tables
-from pipeline.cluster import model as models
-from pipeline.cluster.place import place
 from pipeline.config import Config
-from pipeline.embed import embed_with_cache
 from pipeline.errors import PipelineError
-from pipeline.ingest import build_documents, read_file
+from pipeline.stages.cluster import model as models
+from pipeline.stages.cluster.place import place
+from pipeline.stages.embed import embed_with_cache
+from pipeline.stages.ingest import build_documents, read_file
 from pipeline.text import embedding_texts
 
-log = logging.getLogger("pipeline.assign")
+log = logging.getLogger("pipeline.place")
 
 COLUMNS = ["doc_id", "title", "topic", "label", "theme", "theme_label", "similarity", "x", "y"]
 
@@ -72,7 +72,7 @@ def placed_table(documents: pd.DataFrame, placement, labels) -> pd.DataFrame:
     return table.merge(theme_labels, on="theme", how="left")[COLUMNS]
 
 
-def assign(path: Path, model_dir: Path, config: Config) -> pd.DataFrame:
+def place_file(path: Path, model_dir: Path, config: Config) -> pd.DataFrame:
     """Pure of the build: the table of the file's papers placed into the model."""
     model = models.load(model_dir)
     models.check_compatible(model, model_dir, encoders.encoder_identity(config.embed))
@@ -94,7 +94,7 @@ def run(path: Path, config: Config, model_dir: Path | None, out: Path | None) ->
     """Write the table to `out` (default: <file's stem>.topics.csv in the working folder)."""
     model_dir = model_dir or Path(config.output_dir) / "model"
     out = out or Path(f"{path.stem}.topics.csv")
-    table = assign(path, model_dir, config)
+    table = place_file(path, model_dir, config)
     if out.suffix.lower() in {".parquet", ".pq"}:
         tables.atomic_write(out, lambda tmp: table.to_parquet(tmp, index=False))
     else:

@@ -11,7 +11,7 @@ import numpy as np
 
 from pipeline import progress
 from pipeline.config import LabelConfig
-from pipeline.label.counts import TermCounts
+from pipeline.stages.label.counts import TermCounts
 from pipeline.text import term_analyzer, term_words
 
 

@@ -19,7 +19,7 @@ from collections.abc import Collection, Iterable, Mapping
 
 import ftfy
 
-from pipeline.ingest.hyphens import join_flattened_breaks
+from pipeline.stages.ingest.hyphens import join_flattened_breaks
 
 # ftfy's repairs of mojibake and HTML entities only: quotes, character widths (CJK
 # punctuation), ligatures, line breaks and control characters are left to the rules below.

@@ -27,11 +27,11 @@ from pipeline import schemas, tables, text
 from pipeline.centroids import topic_centroids
 from pipeline.config import EmbedConfig, EngineConfig, LabelConfig
 from pipeline.errors import PipelineError
-from pipeline.label.counts import Counter, local_counter
-from pipeline.label.names import make_label, unique_labels
-from pipeline.label.terms import distinct_terms, group_terms
-from pipeline.label.themes import assign_themes, theme_count, theme_labels, theme_rows
 from pipeline.schemas import UNASSIGNED_LABEL
+from pipeline.stages.label.counts import Counter, local_counter
+from pipeline.stages.label.names import make_label, unique_labels
+from pipeline.stages.label.terms import distinct_terms, group_terms
+from pipeline.stages.label.themes import assign_themes, theme_count, theme_labels, theme_rows
 from pipeline.text import term_texts
 
 log = logging.getLogger("pipeline.label")
@@ -169,7 +169,7 @@ def engine_counter(engine: EngineConfig) -> Counter:
     """The term counter of the configured engine: here, or on Ray tasks (`ray_counts`)."""
     if engine.kind != "ray":
         return local_counter(engine.shard_papers)
-    from pipeline.label.ray_counts import ray_counter
+    from pipeline.stages.label.ray_counts import ray_counter
 
     return ray_counter(engine)
 
