@@ -25,6 +25,7 @@ from pipeline import schemas, tables
 from pipeline.commands import BUILD, FILES, run_command
 from pipeline.config import Config, load_config, parse_config
 from pipeline.errors import PipelineError
+from pipeline.labels import with_labels
 
 log = logging.getLogger("pipeline")
 PAPERS_FILE = "papers.parquet"  # where build(papers=...) keeps the DataFrame it was given
@@ -81,10 +82,8 @@ class Build:
     @property
     def papers(self) -> pd.DataFrame:
         """Every paper with its topic, theme, labels and map position."""
-        topics = self.topics[["topic", "label", "theme"]].rename(columns={"label": "topic_label"})
-        themes = self.themes[["theme", "label"]].rename(columns={"label": "theme_label"})
         merged = tables.join_papers(self.documents, self.clusters)
-        return merged.merge(topics, on="topic", how="left").merge(themes, on="theme", how="left")
+        return with_labels(merged, self.topics, self.themes)
 
     @property
     def report(self) -> Path:

@@ -4,8 +4,9 @@ existing build's topic model, as a table, without touching the build.
 The file is read and cleaned as ingest reads inputs, embedded as the embed stage embeds (with
 its cache), and placed as the cluster stage places papers added to the saved model; the labels
 come from the build the model belongs to (topics.parquet and themes.parquet beside model/).
-Writes doc_id, title, topic, label, theme, theme_label, similarity, x, y (CSV, or Parquet for a
-.parquet path); records not kept are listed in the log, as ingest's ledger would hold them.
+Writes doc_id, title, topic, topic_label, theme, theme_label, similarity, x, y (CSV, or
+Parquet for a .parquet path); records not kept are listed in the log, as the ledger would
+hold them.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pipeline import encoder as encoders
 from pipeline import schemas, tables
 from pipeline.config import Config
 from pipeline.errors import PipelineError
+from pipeline.labels import with_labels
 from pipeline.stages.cluster import model as models
 from pipeline.stages.cluster.place import place
 from pipeline.stages.embed import embed_with_cache
@@ -27,7 +29,17 @@ from pipeline.text import embedding_texts
 
 log = logging.getLogger("pipeline.place")
 
-COLUMNS = ["doc_id", "title", "topic", "label", "theme", "theme_label", "similarity", "x", "y"]
+COLUMNS = [
+    "doc_id",
+    "title",
+    "topic",
+    "topic_label",
+    "theme",
+    "theme_label",
+    "similarity",
+    "x",
+    "y",
+]
 
 
 def read_papers(path: Path, config: Config) -> pd.DataFrame:
@@ -64,12 +76,9 @@ def placed_table(documents: pd.DataFrame, placement, labels) -> pd.DataFrame:
         }
     )
     if labels is None:
-        table["label"], table["theme"], table["theme_label"] = None, None, None
+        table["topic_label"], table["theme"], table["theme_label"] = None, None, None
         return table[COLUMNS]
-    topics, themes = labels
-    table = table.merge(topics[["topic", "label", "theme"]], on="topic", how="left")
-    theme_labels = themes.rename(columns={"label": "theme_label"})[["theme", "theme_label"]]
-    return table.merge(theme_labels, on="theme", how="left")[COLUMNS]
+    return with_labels(table, *labels)[COLUMNS]
 
 
 def place_file(path: Path, model_dir: Path, config: Config) -> pd.DataFrame:

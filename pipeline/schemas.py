@@ -153,12 +153,23 @@ VENUE_YEARS = Schema(
 # custom labels and representative documents and without probabilities: topic_info.csv and
 # document_info.csv (the csv stage) start with them, so code written against BERTopic reads them.
 BERTOPIC_TOPIC_INFO = (
-    "Topic", "Count", "Name", "CustomName", "Representation", "Representative_Docs",
-)  # fmt: skip
+    "Topic",
+    "Count",
+    "Name",
+    "CustomName",
+    "Representation",
+    "Representative_Docs",
+)
 BERTOPIC_DOCUMENT_INFO = (
-    "Document", "Topic", "Name", "CustomName", "Representation", "Representative_Docs",
-    "Top_n_words", "Representative_document",
-)  # fmt: skip
+    "Document",
+    "Topic",
+    "Name",
+    "CustomName",
+    "Representation",
+    "Representative_Docs",
+    "Top_n_words",
+    "Representative_document",
+)
 # ours after them; topic_info.csv then has one `share_<venue>` column per venue (compare's share)
 TOPIC_INFO = BERTOPIC_TOPIC_INFO + ("theme", "theme_label")
 DOCUMENT_INFO = BERTOPIC_DOCUMENT_INFO + ("doc_id", "title", "venue", "year", "url")

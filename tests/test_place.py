@@ -54,11 +54,11 @@ def test_without_the_builds_labels_the_table_has_empty_label_columns(tmp_path):
     assert place.build_labels(tmp_path / "model") is None  # no topics.parquet beside it
     table = _placed(tmp_path, None)
     assert table.columns.tolist() == place.COLUMNS
-    assert table["topic"].tolist() == [0, -1] and table["label"].isna().all()
+    assert table["topic"].tolist() == [0, -1] and table["topic_label"].isna().all()
     topics = pd.DataFrame({"topic": [0, -1], "label": ["graphs", "Unassigned"], "theme": [0, -1]})
     themes = pd.DataFrame({"theme": [0, -1], "label": ["networks", "Unassigned"]})
     labelled = _placed(tmp_path, (topics, themes))
-    assert labelled[["label", "theme_label"]].values.tolist() == [
+    assert labelled[["topic_label", "theme_label"]].values.tolist() == [
         ["graphs", "networks"], ["Unassigned", "Unassigned"],
     ]  # fmt: skip
 

@@ -93,9 +93,9 @@ def test_topicmap_assign_places_a_files_papers_without_touching_the_build(grown,
     assert result.returncode == 0, result.stderr[-3000:]
     placed = pd.read_csv(table_path)
     assert list(placed.columns) == [
-        "doc_id", "title", "topic", "label", "theme", "theme_label", "similarity", "x", "y",
+        "doc_id", "title", "topic", "topic_label", "theme", "theme_label", "similarity", "x", "y",
     ]  # fmt: skip
-    assert len(placed) == 3 and placed["label"].notna().all()
+    assert len(placed) == 3 and placed["topic_label"].notna().all()
     assert {p.name: p.stat().st_mtime for p in out.iterdir()} == before
     other = write_config(
         tmp_path / "other.yaml", [str(extra)], out, "cluster:\n  outlier_threshold: 0.3"

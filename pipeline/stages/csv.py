@@ -21,6 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline import schemas, tables
+from pipeline.labels import with_theme_labels, with_topic_labels
 from pipeline.text import embedding_texts
 
 log = logging.getLogger("pipeline.csv")
@@ -50,8 +51,7 @@ def topic_info(
     """Pure core: one row per topic (-1 first, as BERTopic sorts them) with BERTopic's
     get_topic_info() columns, then ours."""
     text_of = dict(zip(documents["doc_id"], embedding_texts(documents), strict=True))
-    theme_label = dict(zip(themes["theme"].astype(int), themes["label"], strict=True))
-    ordered = topics.sort_values("topic", ignore_index=True)
+    ordered = with_theme_labels(topics.sort_values("topic", ignore_index=True), themes)
     info = pd.DataFrame(
         {
             "Topic": ordered["topic"].astype(int),
@@ -66,11 +66,9 @@ def topic_info(
                 [text_of[d] for d in docs] for docs in ordered["representative_docs"]
             ],
             "theme": ordered["theme"].astype(int),
-            "theme_label": [
-                theme_label.get(int(h), schemas.UNASSIGNED_LABEL) for h in ordered["theme"]
-            ],
+            "theme_label": ordered["theme_label"],
         }
-    )  # fmt: skip
+    )
     shares = venue_shares(venue_topics).reindex(info["Topic"]).fillna(0.0)
     return pd.concat([info, shares.reset_index(drop=True)], axis=1)
 
@@ -80,7 +78,7 @@ def document_info(
 ) -> pd.DataFrame:
     """Pure core: one row per paper (clusters' order, the order the model was fitted in) with
     BERTopic's get_document_info() columns, then ours."""
-    merged = tables.join_papers(documents, clusters)
+    merged = with_topic_labels(tables.join_papers(documents, clusters), topics)
     per_topic = topics.set_index(topics["topic"].astype(int))
     text_of = dict(zip(documents["doc_id"], embedding_texts(documents), strict=True))
     representative = {d for docs in topics["representative_docs"] for d in docs}
@@ -91,11 +89,14 @@ def document_info(
             "Document": merged["doc_id"].map(text_of),
             "Topic": topic,
             "Name": [bertopic_name(t, w) for t, w in zip(topic, terms, strict=True)],
-            "CustomName": topic.map(per_topic["label"]).fillna(schemas.UNASSIGNED_LABEL),
+            "CustomName": merged["topic_label"],
             "Representation": terms,
             "Representative_Docs": topic.map(
-                lambda t: [text_of[d] for d in per_topic.at[t, "representative_docs"]]
-                if t in per_topic.index else []
+                lambda t: (
+                    [text_of[d] for d in per_topic.at[t, "representative_docs"]]
+                    if t in per_topic.index
+                    else []
+                )
             ),
             "Top_n_words": terms.map(" - ".join),
             "Representative_document": merged["doc_id"].isin(representative),
@@ -105,7 +106,7 @@ def document_info(
             "year": merged["year"].astype("Int32"),
             "url": merged["url"],
         }
-    )  # fmt: skip
+    )
 
 
 def run(
@@ -120,9 +121,14 @@ def run(
     rejected_csv: Path,
 ) -> None:
     tables.stage_lineage(  # refuse tables from different builds
-        "csv", documents=documents, rejected=rejected, clusters=clusters, topics=topics,
-        themes=themes, venue_topics=venue_topics,
-    )  # fmt: skip
+        "csv",
+        documents=documents,
+        rejected=rejected,
+        clusters=clusters,
+        topics=topics,
+        themes=themes,
+        venue_topics=venue_topics,
+    )
     papers = tables.read_table(documents, schemas.DOCUMENTS)
     topic_table = tables.read_table(topics, schemas.TOPICS)
     by_topic = _topic_info(
@@ -138,9 +144,13 @@ def run(
     tables.write_csv(ledger, rejected_csv, tuple(schemas.REJECTED.columns))
     log.info(
         "wrote %s (%d topics), %s (%d papers), %s (%d records)",
-        topic_info.name, len(by_topic), document_info.name, len(by_paper), rejected_csv.name,
+        topic_info.name,
+        len(by_topic),
+        document_info.name,
+        len(by_paper),
+        rejected_csv.name,
         len(ledger),
-    )  # fmt: skip
+    )
 
 
 _topic_info, _document_info = topic_info, document_info  # run's file arguments share the names

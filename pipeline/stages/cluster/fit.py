@@ -166,8 +166,9 @@ def map_coordinates(
     params = resolve_params(n, config)
     graph = graph if graph is not None else graph_for(vectors, config)
     epochs = MAP_EPOCHS if n >= 1_000 else None
-    reducer = _umap(2, params.n_neighbors, config.map_min_dist, config.random_state, n, epochs,
-                    graph=graph)  # fmt: skip
+    reducer = _umap(
+        2, params.n_neighbors, config.map_min_dist, config.random_state, n, epochs, graph=graph
+    )
     return _fit_umap(reducer, vectors).astype(np.float32)
 
 
@@ -200,8 +201,15 @@ def hdbscan_topics(
         params.min_samples,
     )
     graph = graph if graph is not None else graph_for(vectors, config)
-    reducer = _umap(config.n_components, params.n_neighbors, 0.0, config.random_state, n,
-                    umap_epochs(n, config), graph)  # fmt: skip
+    reducer = _umap(
+        config.n_components,
+        params.n_neighbors,
+        0.0,
+        config.random_state,
+        n,
+        umap_epochs(n, config),
+        graph,
+    )
     with progress.task("UMAP + HDBSCAN"):
         reduced = _fit_umap(reducer, vectors)
         clusterer = HDBSCAN(
