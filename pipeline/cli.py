@@ -45,9 +45,12 @@ def make_vars(config: Config) -> str:
 def _config_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help="default: %(default)s")
     parser.add_argument(
-        "--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
+        "--set",
+        action="append",
+        default=[],
+        metavar="SECTION.KEY=VALUE",
         help="override a config setting for this run (repeatable)",
-    )  # fmt: skip
+    )
 
 
 def _stage_parser(sub, name: str, help_: str, parents) -> None:
@@ -56,9 +59,12 @@ def _stage_parser(sub, name: str, help_: str, parents) -> None:
     _config_options(parser)
     for file in command.files:
         parser.add_argument(
-            f"--{file.replace('_', '-')}", dest=file, type=Path, metavar="PATH",
+            f"--{file.replace('_', '-')}",
+            dest=file,
+            type=Path,
+            metavar="PATH",
             help=f"default: <output_dir>/{FILES[file]}",
-        )  # fmt: skip
+        )
     for flag, help_ in command.flags:
         parser.add_argument(f"--{flag}", action="store_true", help=help_)
 
@@ -77,17 +83,20 @@ def parser() -> argparse.ArgumentParser:
         _stage_parser(stages, name, command.help, [common])
         _stage_parser(sub, name, f"= stage {name}", [common])
     place = sub.add_parser(
-        "place", aliases=["assign"], parents=[common],
+        "place",
+        aliases=["assign"],
+        parents=[common],
         help="place the papers of FILE into a build's topic model (`assign`: the same)",
-    )  # fmt: skip
+    )
     _config_options(place)
     place.add_argument("file", type=Path, metavar="FILE", help="any input file ingest reads")
     place.add_argument("--model", type=Path, metavar="DIR", help="default: <output_dir>/model")
     place.add_argument("--out", type=Path, metavar="PATH", help="default: <FILE stem>.topics.csv")
     deps = sub.add_parser("deps", help="write the Makefile's code prerequisites", parents=[common])
     deps.add_argument("--out", type=Path, required=True)
-    makevars = sub.add_parser("makevars", help="write Make variables and parameter stamps",
-                              parents=[common])  # fmt: skip
+    makevars = sub.add_parser(
+        "makevars", help="write Make variables and parameter stamps", parents=[common]
+    )
     _config_options(makevars)
     makevars.add_argument("--out", type=Path, required=True)
     stamps = sub.add_parser("stamps", help="write the parameter stamps", parents=[common])
@@ -131,8 +140,11 @@ def prepare_process(args: argparse.Namespace) -> None:
     kept in .cache/numba for the next process (before umap/hdbscan/bertopic are imported)."""
     logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s", stream=sys.stderr)
     logging.getLogger("BERTopic").setLevel(logging.WARNING)
-    for name, value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"),
-                        ("TOKENIZERS_PARALLELISM", "false")):  # fmt: skip
+    for name, value in (
+        ("HF_HUB_OFFLINE", "1"),
+        ("TRANSFORMERS_OFFLINE", "1"),
+        ("TOKENIZERS_PARALLELISM", "false"),
+    ):
         os.environ.setdefault(name, value)
     name = getattr(args, "stage", None) or args.command
     if name == "build" or (name in COMMANDS and COMMANDS[name].compiles):
