@@ -1,21 +1,17 @@
-"""Shared fixtures: the project root, a real build of the bundled corpus, and a browser; and
-the marks that make `-m "not slow and not browser"` (`make test-fast`) a fast subset."""
+"""Shared fixtures: a real build of the bundled corpus, and a browser; and the marks that make
+`-m "not slow and not browser"` (`make test-fast`) a fast subset. Helpers are in tests/support/."""
 
 from __future__ import annotations
 
 import importlib
-import os
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from pipeline import numba_cache
+from tests.support.paths import ROOT
+from tests.support.runs import bundled_config, run_make
 
-ROOT = Path(__file__).resolve().parents[1]
-CORPORA = ROOT.parent / "shared" / "corpora"
 CHROMIUM = "/usr/bin/chromium"
 
 # UMAP's numba code compiled once into the project's cache (as the CLI does), not in every test
@@ -60,87 +56,6 @@ def pytest_runtest_protocol(item, nextitem):
 
             patch.setattr(importlib.import_module(module), name, refuse)
         return (yield)
-
-
-FIT_NOTE = re.compile(r'<p class="note" id="fit-note">.*?</p>', flags=re.S)
-
-
-def load_tool(name: str):
-    """A module of tools/ (developer code, not the package), imported from its file; tools/ goes
-    on sys.path first so that it imports its sibling sections as bench.py does."""
-    import importlib.util
-
-    if str(ROOT / "tools") not in sys.path:
-        sys.path.insert(0, str(ROOT / "tools"))
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def page_text(path: Path) -> str:
-    """A page's text without the line saying when the topics were fitted (the one thing two
-    builds of the same inputs do not share)."""
-    return FIT_NOTE.sub("", path.read_text(encoding="utf-8"))
-
-
-def write_config(path: Path, inputs: list[str], output_dir: Path, extra: str = "") -> Path:
-    lines = ["inputs:"] + [f"  - {p}" for p in inputs] + [f"output_dir: {output_dir}", extra]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
-
-
-def bundled_config(path: Path, bundled: Path, output_dir: Path, extra: str = "") -> Path:
-    """A config of the bundled corpus with the settings of the bundled build (folder `bundled`),
-    its embeddings cache included, writing to `output_dir`: a copy of that build there is up
-    to date, and `extra` settings change only their sections."""
-    cache = f"embed:\n  cache_dir: {bundled.parent / 'embeddings-cache'}"
-    inputs = [str(ROOT / "data/raw/*.txt")]
-    return write_config(path, inputs, output_dir, f"{cache}\n{extra}")
-
-
-# A Make started by a test is a user's own, not a sub-make of `make test`: without the outer
-# Make's job-server flags (which it could not use, and would warn about).
-MAKE_ENV = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
-
-
-def run_make(*args: str, timeout: int = 900) -> subprocess.CompletedProcess:
-    """Run the project's Makefile as a user does (under `make test` the venv already exists)."""
-    return subprocess.run(
-        ["make", "--no-print-directory", *args],
-        cwd=ROOT,
-        env=MAKE_ENV,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-
-
-def run_main(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    """`python -m pipeline ...` in this process (its `main`, as the console script calls it),
-    in `cwd`: the exit code and what it printed, without a new interpreter's start-up."""
-    import contextlib
-    import io
-
-    from pipeline.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(args))
-    return subprocess.CompletedProcess(["main", *args], code, out.getvalue(), err.getvalue())
-
-
-def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    """Run `python -m pipeline ...` in a subprocess with this interpreter."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run(
-        [sys.executable, "-m", "pipeline", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
 
 
 @pytest.fixture(scope="session")
@@ -188,7 +103,7 @@ def browser():
 def open_offline(browser):
     """A function that opens a page from disk in a new page that refuses every request outside
     the page's folder (browser_site.offline_pages)."""
-    from browser_site import offline_pages
+    from tests.support.browser_site import offline_pages
 
     with offline_pages(browser) as open_page:
         yield open_page

@@ -35,27 +35,34 @@ LINKED = ("pipeline", "tests", "configs", "data")
 MODULES = {
     "repair": (
         "pipeline/stages/ingest/repair.py",
-        ["tests/test_ingest_repair.py", "tests/test_ingest.py"],
+        ["tests/stages/ingest/test_repair.py", "tests/stages/ingest/test_ingest.py"],
     ),
     "readers": (
         "pipeline/stages/ingest/readers.py",
         [
-            "tests/test_ingest_readers.py",
-            "tests/test_ingest_records.py",
-            "tests/test_ingest.py",
-            "tests/test_bad_input.py",
+            "tests/stages/ingest/test_readers.py",
+            "tests/stages/ingest/test_readers_records.py",
+            "tests/stages/ingest/test_ingest.py",
+            "tests/end_to_end/test_bad_input.py",
         ],
     ),
     "tables": (
         "pipeline/tables.py",
-        ["tests/test_tables.py", "tests/test_tables_io.py", "tests/test_csv_tables.py"],
+        [
+            "tests/ground/test_tables.py",
+            "tests/ground/test_tables_io.py",
+            "tests/stages/csv/test_csv.py",
+        ],
     ),
     "compare": (
         "pipeline/stages/compare.py",
-        ["tests/test_compare.py", "tests/test_compare_years.py"],
+        ["tests/stages/compare/test_compare.py", "tests/stages/compare/test_years.py"],
     ),
-    "scores": ("pipeline/scores.py", ["tests/test_scores.py", "tests/test_metrics.py"]),
-    "config": ("pipeline/config.py", ["tests/test_config.py"]),
+    "scores": (
+        "pipeline/scores.py",
+        ["tests/ground/test_scores.py", "tests/stages/metrics/test_metrics.py"],
+    ),
+    "config": ("pipeline/config.py", ["tests/ground/test_config.py"]),
 }
 # mutmut's exit codes of a mutant the tests catch: a test failed, pytest failed, or the tests
 # never finished (a timeout: the mutant hangs them, as `b"" -> None` in a read loop does)

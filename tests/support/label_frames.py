@@ -1,0 +1,54 @@
+"""Small tables for the label stage's tests: documents, clusters and embeddings."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from tests.support import render_frames
+
+
+def documents_of(abstracts, venues, titles=None) -> pd.DataFrame:
+    """render_frames' documents table, abstracts first (titles None unless given)."""
+    return render_frames.documents_of(venues, titles or [None] * len(abstracts), abstracts)
+
+
+def clusters_of(doc_ids, topics) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "doc_id": doc_ids,
+            "topic": np.asarray(topics, dtype=np.int32),
+            "x": np.zeros(len(doc_ids), dtype=np.float32),
+            "y": np.zeros(len(doc_ids), dtype=np.float32),
+            "raw_outlier": np.asarray(topics) < 0,
+            "placed": "fit",
+            "similarity": np.ones(len(doc_ids), dtype=np.float32),
+        }
+    )
+
+
+def unit_vectors(n: int, topics=None, seed: int = 0) -> np.ndarray:
+    """Unit vectors; papers of one topic (when given) lie near a common direction."""
+    rng = np.random.default_rng(seed)
+    vectors = rng.normal(scale=0.3, size=(n, 16))
+    if topics is not None:
+        centres = rng.normal(size=(max(topics) + 2, 16))
+        vectors += centres[np.asarray(topics)]
+    return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+
+
+# abstracts of two topics (optimal transport, graph neural networks) and an outlier
+TRANSPORT = [
+    "Optimal transport with the Wasserstein distance: we propose a Sinkhorn method for optimal "
+    "transport where $\\alpha$ controls entropy. Code: https://github.com/someone/otcode",
+    "Entropic optimal transport and Wasserstein barycenters via Sinkhorn iterations give a "
+    "\\textit{coupling} of measures",
+    "Sliced Wasserstein distances approximate optimal transport couplings between measures",
+]
+GRAPHS = [
+    "Graph neural networks use message passing over the nodes and edges of a graph "
+    "(see www.graphsite.org/paper)",
+    "Message passing graph neural networks suffer oversmoothing on graphs with node features",
+    "Expressive graph neural networks beyond message passing for node classification",
+]
+OUTLIER = ["Quantum annealing schedules for combinatorial scheduling"]

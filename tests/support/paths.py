@@ -1,0 +1,8 @@
+"""Where the project and the shared corpora are, for tests at any depth of tests/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPORA = ROOT.parent / "shared" / "corpora"
