@@ -40,6 +40,7 @@ help:
 	@echo "make quality [CONFIG=...]    both"
 	@echo "make refit [CONFIG=...]      fit a new topic model instead of adding papers to the saved one"
 	@echo "make bench [CONFIG=...]      speed figures (tools/bench.py)"
+	@echo "make screenshots             the README's pictures of the map and report (docs/images/)"
 
 venv: $(VENV_DONE)
 
@@ -184,3 +185,9 @@ clean:
 
 clean-all:
 	rm -rf outputs .build $(VENV)
+
+# The README's pictures: the config's map and report (the bundled corpus by default) as they
+# open, taken from disk by Playwright with Debian's chromium (tools/screenshots.py).
+.PHONY: screenshots
+screenshots: $(OUT)/index.html $(OUT)/map.html | $(VENV_DONE)
+	$(PY) tools/screenshots.py --site $(OUT) --out docs/images
