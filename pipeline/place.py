@@ -24,7 +24,7 @@ from pipeline.labels import with_labels
 from pipeline.stages.cluster import model as models
 from pipeline.stages.cluster.place import place
 from pipeline.stages.embed import embed_with_cache
-from pipeline.stages.ingest import build_documents, read_file
+from pipeline.stages.ingest import make_documents, read_file
 from pipeline.text import embedding_texts
 
 log = logging.getLogger("pipeline.place")
@@ -47,7 +47,7 @@ def read_papers(path: Path, config: Config) -> pd.DataFrame:
     if not path.is_file():
         raise PipelineError(f"{path}: input file not found")
     records, unreadable = read_file(path, config.ingest)
-    documents, rejected = build_documents(records, config.ingest)
+    documents, rejected = make_documents(records, config.ingest)
     for row in [*unreadable, *rejected.to_dict("records")]:
         log.info("not placed: %s: %s", row["source"], row["reason"])
     if documents.empty:

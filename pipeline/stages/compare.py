@@ -103,7 +103,7 @@ def _levels(
     return merged, labels
 
 
-def venue_table(
+def make_venue_topics(
     documents: pd.DataFrame,
     clusters: pd.DataFrame,
     topics: pd.DataFrame,
@@ -119,14 +119,14 @@ def venue_table(
     return pd.concat(parts, ignore_index=True)
 
 
-def year_table(
+def make_venue_years(
     documents: pd.DataFrame,
     clusters: pd.DataFrame,
     topics: pd.DataFrame,
     themes: pd.DataFrame,
     config: CompareConfig,
 ) -> pd.DataFrame:
-    """Pure core of venue_years: venue_table's rows for each year's papers alone (the venue
+    """Pure core of venue_years: make_venue_topics's rows for each year's papers alone (the venue
     comparison of that year; every topic and theme listed each year, 0 papers where absent),
     with `year` and `venue_year_papers`. Papers without a year are left out."""
     merged, labels = _levels(documents, clusters, topics, themes)
@@ -164,9 +164,9 @@ def run(
         tables.read_table(topics, schemas.TOPICS),
         tables.read_table(themes, schemas.THEMES),
     )
-    table = venue_table(*frames, config)
+    table = make_venue_topics(*frames, config)
     tables.write_table(table, venue_topics, schemas.VENUE_TOPICS, lineage)
-    tables.write_table(year_table(*frames, config), venue_years, schemas.VENUE_YEARS, lineage)
+    tables.write_table(make_venue_years(*frames, config), venue_years, schemas.VENUE_YEARS, lineage)
     undated = int(papers["year"].isna().sum())
     if undated:
         log.info("note: %d paper(s) without a year left out of venue_years", undated)

@@ -42,7 +42,7 @@ def venue_shares(venue_topics: pd.DataFrame) -> pd.DataFrame:
     return shares
 
 
-def topic_info(
+def make_topic_info(
     documents: pd.DataFrame,
     topics: pd.DataFrame,
     themes: pd.DataFrame,
@@ -73,7 +73,7 @@ def topic_info(
     return pd.concat([info, shares.reset_index(drop=True)], axis=1)
 
 
-def document_info(
+def make_document_info(
     documents: pd.DataFrame, clusters: pd.DataFrame, topics: pd.DataFrame
 ) -> pd.DataFrame:
     """Pure core: one row per paper (clusters' order, the order the model was fitted in) with
@@ -131,13 +131,15 @@ def run(
     )
     papers = tables.read_table(documents, schemas.DOCUMENTS)
     topic_table = tables.read_table(topics, schemas.TOPICS)
-    by_topic = _topic_info(
+    by_topic = make_topic_info(
         papers,
         topic_table,
         tables.read_table(themes, schemas.THEMES),
         tables.read_table(venue_topics, schemas.VENUE_TOPICS),
     )
-    by_paper = _document_info(papers, tables.read_table(clusters, schemas.CLUSTERS), topic_table)
+    by_paper = make_document_info(
+        papers, tables.read_table(clusters, schemas.CLUSTERS), topic_table
+    )
     ledger = tables.read_table(rejected, schemas.REJECTED)
     tables.write_csv(by_topic, topic_info, schemas.TOPIC_INFO, schemas.VENUE_SHARE_PREFIX)
     tables.write_csv(by_paper, document_info, schemas.DOCUMENT_INFO)
@@ -151,6 +153,3 @@ def run(
         rejected_csv.name,
         len(ledger),
     )
-
-
-_topic_info, _document_info = topic_info, document_info  # run's file arguments share the names

@@ -27,7 +27,7 @@ from pipeline.text import MAX_NGRAM, TOKEN_PATTERN, term_analyzer, term_texts
 log = logging.getLogger("pipeline.export")
 
 
-def bertopic_model(
+def make_bertopic(
     documents: pd.DataFrame,
     clusters: pd.DataFrame,
     topics: pd.DataFrame,
@@ -145,7 +145,7 @@ def run(
             return
     placed = tables.read_table(clusters, schemas.CLUSTERS)
     papers, vectors = tables.read_fitted(documents, embeddings, placed)
-    exported = bertopic_model(
+    exported = make_bertopic(
         papers,
         placed,
         tables.read_table(topics, schemas.TOPICS),

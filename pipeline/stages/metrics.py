@@ -60,7 +60,7 @@ def _finite(value: float) -> float | None:
     return None if value is None or math.isnan(value) else float(value)
 
 
-def build_metrics(
+def make_metrics(
     documents: pd.DataFrame,
     clusters: pd.DataFrame,
     topics: pd.DataFrame,
@@ -124,7 +124,7 @@ def run(documents: Path, clusters: Path, topics: Path, themes: Path, metrics: Pa
     basis = tables.read_notes(topics, "topics").get("basis")
     placed = tables.read_table(clusters, schemas.CLUSTERS)
     fitted = placed.loc[placed["placed"] == "fit", "doc_id"]  # the papers terms are counted in
-    figures = build_metrics(
+    figures = make_metrics(
         tables.read_table(documents, schemas.DOCUMENTS, doc_ids=set(fitted)),
         placed,
         tables.read_table(topics, schemas.TOPICS),

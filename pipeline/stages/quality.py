@@ -62,6 +62,16 @@ def seed_runs(
     return {seed: runs[seed] for seed in seeds}
 
 
+def make_stability(
+    vectors: np.ndarray,
+    config: ClusterConfig,
+    seeds: list[int],
+    known: dict[int, np.ndarray] | None = None,
+) -> dict:
+    """Pure core of `make stability`: the topics' agreement across `seeds` (stability.json)."""
+    return seed_agreement(seed_runs(vectors, config, seeds, known))
+
+
 @dataclass(frozen=True)
 class BaselineRun:
     topics: np.ndarray
@@ -95,7 +105,7 @@ def bertopic_defaults(texts: list[str], vectors: np.ndarray, seed: int) -> Basel
     )
 
 
-def baseline_figures(texts: list[str], vectors: np.ndarray, seeds: list[int], banned) -> dict:
+def make_baseline(texts: list[str], vectors: np.ndarray, seeds: list[int], banned) -> dict:
     """The metrics.json figures for BERTopic's defaults (its first seed), with its stability."""
     runs = {}
     for seed in progress.bar(seeds, desc="baseline: seeds", unit="seed"):
@@ -136,8 +146,7 @@ def run_stability(
         raise PipelineError("clusters do not match documents: rerun the cluster stage")
     fitted = (assigned["placed"] == "fit").to_numpy()  # the papers the topic model was fitted on
     known = {cluster_config.random_state: assigned["topic"].to_numpy()[fitted]}
-    runs = seed_runs(vectors[fitted], cluster_config, config.seeds, known)
-    figures = seed_agreement(runs)
+    figures = make_stability(vectors[fitted], cluster_config, config.seeds, known)
     tables.write_json(figures, stability)
     log.info(
         "stability over seeds %s: ARI min %.3f, median %.3f",
@@ -152,7 +161,7 @@ def run_baseline(config: QualityConfig, documents: Path, embeddings: Path, basel
     papers, vectors = _inputs(documents, embeddings)
     if len(papers) < 20:
         raise PipelineError(f"only {len(papers)} papers: too few for BERTopic's defaults")
-    figures = baseline_figures(embedding_texts(papers), vectors, config.seeds, banned_words())
+    figures = make_baseline(embedding_texts(papers), vectors, config.seeds, banned_words())
     tables.write_json(figures, baseline)
     log.info(
         "baseline: %d topics; outliers %.1f%%; largest topic %.1f%%; NPMI %.3f; diversity %.2f; "

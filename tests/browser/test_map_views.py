@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from pipeline.config import RenderConfig
-from pipeline.stages.render import render_pages
+from pipeline.stages.render import make_pages
 from pipeline.stages.render.colours import PALETTE
 from tests.support.browser_site import (
     HAS_REAL_BUILD,
@@ -56,7 +56,7 @@ TRACES = """() => document.getElementById('topic-map').data.map(t => ({uid: t.ui
 
 def _site(folder: Path, c, venue_years=None) -> Path:
     frames = (c.documents, c.embeddings, c.clusters, c.topics, c.themes, c.venue_topics)
-    pages = render_pages(*frames, c.metrics, RenderConfig(), venue_years=venue_years)
+    pages = make_pages(*frames, c.metrics, RenderConfig(), venue_years=venue_years)
     write_site(folder, pages)
     return folder / "map.html"
 

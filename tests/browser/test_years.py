@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.config import RenderConfig
-from pipeline.stages.render import render_pages
+from pipeline.stages.render import make_pages
 from pipeline.stages.render.shaping import theme_level
 from tests.support.browser_site import (
     HAS_REAL_BUILD,
@@ -35,7 +35,7 @@ TRACE_COLOURS = """() => [...document.querySelectorAll('#years-section .trend-pl
 def _site(folder: Path, built) -> Path:
     c = built.corpus
     frames = (c.documents, c.embeddings, c.clusters, c.topics, c.themes, c.venue_topics)
-    pages = render_pages(*frames, c.metrics, RenderConfig(), venue_years=built.venue_years)
+    pages = make_pages(*frames, c.metrics, RenderConfig(), venue_years=built.venue_years)
     write_site(folder, pages)
     return folder / "index.html"
 

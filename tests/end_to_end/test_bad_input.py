@@ -277,7 +277,7 @@ def _storable(frame: pd.DataFrame, schema: schemas.Schema) -> None:
 
 
 def _check_accounting(records: list, bad: list, config: IngestConfig) -> None:
-    docs, rejected = ingest.build_documents(records, config)
+    docs, rejected = ingest.make_documents(records, config)
     assert len(docs) + len(rejected) == len(records)  # read = kept + rejected
     assert docs["doc_id"].is_unique
     assert not docs["abstract"].str.contains("[\n\r\t]").any()

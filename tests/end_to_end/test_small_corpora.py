@@ -21,7 +21,7 @@ def _documents(abstracts: list[str]) -> pd.DataFrame:
         ingest.RawRecord(source=f"s:{i}", abstract=a, venue="ICML 2025")
         for i, a in enumerate(abstracts)
     ]
-    docs, _ = ingest.build_documents(records, IngestConfig())
+    docs, _ = ingest.make_documents(records, IngestConfig())
     assert len(docs) == len(set(a.lower() for a in abstracts)) <= n
     return docs
 

@@ -8,7 +8,7 @@ import pandas as pd
 
 from pipeline.config import ClusterConfig, CompareConfig, LabelConfig, RenderConfig
 from pipeline.stages import compare, label, metrics, render
-from pipeline.stages.cluster import cluster_documents
+from pipeline.stages.cluster import make_clusters
 
 
 def unit_vectors(n: int, identical: bool = False, width: int = 384) -> np.ndarray:
@@ -22,7 +22,7 @@ def clusters_for(documents: pd.DataFrame, vectors: np.ndarray, topics_of=None) -
     """The cluster stage's table: its real core, or the given topic per paper (no UMAP)."""
     doc_ids = documents["doc_id"].tolist()
     if topics_of is None:
-        return cluster_documents(documents, vectors, ClusterConfig(), "test encoder").clusters
+        return make_clusters(documents, vectors, ClusterConfig(), "test encoder").clusters
     n = len(doc_ids)
     topics_of = np.asarray(topics_of, dtype=np.int32)
     return pd.DataFrame(
@@ -48,10 +48,10 @@ def pages_for(
     """{file name: html} of the report and the map, every table made by its own stage."""
     clusters = clusters_for(documents, vectors, topics_of)
     label_config = LabelConfig(representation="ctfidf" if ctfidf else "keybert_mmr")
-    topics, themes = label.label_topics(documents, clusters, vectors, label_config)
-    venue_topics = compare.venue_table(documents, clusters, topics, themes, CompareConfig())
-    figures = metrics.build_metrics(documents, clusters, topics, themes)
-    return render.render_pages(
+    topics, themes = label.make_topics(documents, clusters, vectors, label_config)
+    venue_topics = compare.make_venue_topics(documents, clusters, topics, themes, CompareConfig())
+    figures = metrics.make_metrics(documents, clusters, topics, themes)
+    return render.make_pages(
         documents,
         (documents["doc_id"].tolist(), vectors),
         clusters,

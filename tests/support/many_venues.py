@@ -43,9 +43,9 @@ def _real_papers(per_file: int) -> pd.DataFrame | None:
 
 def _rebuild(synthetic: Corpus) -> Built:
     d, c, t, h = synthetic.documents, synthetic.clusters, synthetic.topics, synthetic.themes
-    synthetic.venue_topics = compare.venue_table(d, c, t, h, CompareConfig())
-    synthetic.metrics = metrics.build_metrics(d, c, t, h)
-    return Built(synthetic, compare.year_table(d, c, t, h, CompareConfig()), False)
+    synthetic.venue_topics = compare.make_venue_topics(d, c, t, h, CompareConfig())
+    synthetic.metrics = metrics.make_metrics(d, c, t, h)
+    return Built(synthetic, compare.make_venue_years(d, c, t, h, CompareConfig()), False)
 
 
 def eight_venues(per_venue: int = 60, seed: int = 3) -> Built:

@@ -8,7 +8,7 @@ from tests.support.render_frames import island
 
 
 def map_papers(files: dict[str, str]) -> dict[str, list]:
-    """render_pages' files -> the papers' columns in page order: id, x, y, topic, venue,
+    """make_pages' files -> the papers' columns in page order: id, x, y, topic, venue,
     edition, shard (from the page) and title, abstract, url, nn, nn_sim (from the shards)."""
     data = island(files["map.html"], "paper-data")
     papers = data["papers"]

@@ -36,7 +36,7 @@ MODEL_DIR = "model"  # beside clusters.parquet
 SAMPLE_COLUMNS = ["doc_id", "venue", "year"]
 MIN_UNASSIGNED_TO_REFIT = 10  # fewer new papers without a topic never trigger a refit
 
-__all__ = ["assign_topics", "cluster_documents", "run"]
+__all__ = ["assign_topics", "make_clusters", "run"]
 
 
 @dataclass(frozen=True)
@@ -164,7 +164,7 @@ def too_many_unassigned(clusters: pd.DataFrame, new_ids: set, config: ClusterCon
     return None
 
 
-def cluster_documents(
+def make_clusters(
     documents: pd.DataFrame,
     vectors: np.ndarray,
     config: ClusterConfig,
@@ -245,7 +245,7 @@ def run(
     model_dir = clusters.parent / MODEL_DIR
     saved, previous = (None, None) if refit else read_saved(model_dir, clusters, encoder)
     placer = engine_placer(engine or EngineConfig())
-    result = cluster_documents(papers, vectors, config, encoder, saved, previous, refit, placer)
+    result = make_clusters(papers, vectors, config, encoder, saved, previous, refit, placer)
     if result.refitted:
         models.save(result.model, model_dir)
     notes = {k: str(v) for k, v in result.model.summary().items()}

@@ -74,7 +74,7 @@ def parse_seed_text(text: str, path: str, default_venue: str | None = None) -> l
 
     The header names the venue and year (`ICML 2025 Papers`); the whole line is each record's
     venue string, read by `venues`. Without one, `default_venue` is used; with neither, the file
-    is rejected as a whole. A record keeps its block's lines as read; `build_documents` repairs
+    is rejected as a whole. A record keeps its block's lines as read; `make_documents` repairs
     and unwraps them.
     """
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")

@@ -42,7 +42,7 @@ LABEL_CODE = sorted(Path(__file__).parent.glob("*.py")) + [Path(text.__file__)]
 __all__ = [
     "assign_themes",
     "distinct_terms",
-    "label_topics",
+    "make_topics",
     "make_label",
     "run",
     "theme_count",
@@ -118,7 +118,7 @@ def basis(
     return digest.hexdigest()[:32]
 
 
-def label_topics(
+def make_topics(
     documents: pd.DataFrame,
     clusters: pd.DataFrame,
     vectors: np.ndarray,
@@ -216,7 +216,7 @@ def run(
             encoder = encoders.load_encoder(embed_config)
         # the candidate terms are embedded as the papers were: the embed section's precision
         with encoders.precision_context(encoders.resolve_precision(embed_config)):
-            topic_table, theme_table = label_topics(
+            topic_table, theme_table = make_topics(
                 papers, placed, vectors, config, encoder, engine_counter(engine or EngineConfig())
             )
     for row in topic_table.itertuples():

@@ -15,8 +15,8 @@ from pipeline.config import ClusterConfig
 from pipeline.errors import PipelineError
 from pipeline.neighbours import nearest_neighbours
 from pipeline.stages import cluster
-from pipeline.stages.cluster import cluster_documents
 from pipeline.stages.cluster import fit as cluster_fit
+from pipeline.stages.cluster import make_clusters
 from pipeline.stages.cluster.fit import (
     assign_topics,
     core_weights,
@@ -74,7 +74,7 @@ def _blobs():
 
 
 def _cluster(documents, vectors, config) -> pd.DataFrame:
-    return cluster_documents(documents, vectors, config, "test encoder").clusters
+    return make_clusters(documents, vectors, config, "test encoder").clusters
 
 
 @pytest.fixture(scope="module")
@@ -133,7 +133,7 @@ def test_unusable_explicit_params_are_refused_at_load(setting, key):
         ClusterConfig(**setting)
 
 
-# --- cluster_documents on synthetic blobs ---------------------------------------------------
+# --- make_clusters on synthetic blobs ---------------------------------------------------
 
 
 @pytest.mark.slow  # UMAP + HDBSCAN

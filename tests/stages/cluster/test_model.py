@@ -13,7 +13,7 @@ import pytest
 from pipeline import schemas, tables
 from pipeline.config import ClusterConfig
 from pipeline.errors import PipelineError
-from pipeline.stages.cluster import cluster_documents, read_saved, sample_settings
+from pipeline.stages.cluster import make_clusters, read_saved, sample_settings
 from pipeline.stages.cluster import model as models
 from pipeline.stages.cluster.place import place, place_in_chunks
 from pipeline.stages.cluster.sample import stratified_sample
@@ -47,7 +47,7 @@ def _blobs(n_per=SIZES, seed=0, noise=0.05):
 @pytest.fixture(scope="module")
 def fitted():
     documents, vectors, truth, centres = _blobs()
-    result = cluster_documents(documents, vectors, ClusterConfig(), ENCODER)
+    result = make_clusters(documents, vectors, ClusterConfig(), ENCODER)
     return documents, vectors, truth, centres, result
 
 
@@ -111,7 +111,7 @@ def _extended(fitted, new_docs, new_vectors, **config):
     documents, vectors, _, _, result = fitted
     grown = pd.concat([documents, new_docs], ignore_index=True)
     both = np.vstack([vectors, new_vectors])
-    return cluster_documents(
+    return make_clusters(
         grown, both, ClusterConfig(**config), ENCODER, result.model, result.clusters
     )
 
@@ -157,7 +157,7 @@ def test_the_model_is_refitted_when_it_no_longer_fits(fitted, caplog, case, expe
 def test_removed_papers_refit(fitted, caplog):
     documents, vectors, _, _, result = fitted
     with caplog.at_level("INFO", logger="pipeline.cluster"):
-        again = cluster_documents(
+        again = make_clusters(
             documents.iloc[5:], vectors[5:], ClusterConfig(), ENCODER, result.model,
             result.clusters,
         )  # fmt: skip
@@ -167,7 +167,7 @@ def test_removed_papers_refit(fitted, caplog):
 def test_large_corpora_are_fitted_on_a_stratified_sample_and_the_rest_assigned():
     documents, vectors, truth, _ = _blobs()
     config = ClusterConfig(fit_max_papers=100)
-    result = cluster_documents(documents, vectors, config, ENCODER)
+    result = make_clusters(documents, vectors, config, ENCODER)
     placed = result.clusters["placed"].value_counts().to_dict()
     assert placed == {"fit": 100, "assigned": len(documents) - 100}
     assert len(result.model.doc_ids) == 100 and result.model.papers_at_fit == len(documents)

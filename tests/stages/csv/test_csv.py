@@ -67,14 +67,14 @@ def _frames() -> dict[str, pd.DataFrame]:
             "topics": [[0, 1], [-1]],
         }
     )
-    venue_topics = compare.venue_table(documents, clusters, topics, themes, CompareConfig())
+    venue_topics = compare.make_venue_topics(documents, clusters, topics, themes, CompareConfig())
     return {"documents": documents, "clusters": clusters, "topics": topics, "themes": themes,
             "venue_topics": venue_topics}  # fmt: skip
 
 
 def test_topic_info_has_bertopics_columns_then_theme_and_venue_shares():
     f = _frames()
-    info = csv_tables.topic_info(f["documents"], f["topics"], f["themes"], f["venue_topics"])
+    info = csv_tables.make_topic_info(f["documents"], f["topics"], f["themes"], f["venue_topics"])
     assert list(info.columns) == [*schemas.TOPIC_INFO, "share_ICLR", "share_ICML"]
     assert info["Topic"].tolist() == [-1, 0, 1]  # sorted as BERTopic sorts: -1 first
     assert info["Count"].tolist() == [1, 2, 2]
@@ -93,7 +93,7 @@ def test_topic_info_has_bertopics_columns_then_theme_and_venue_shares():
 
 def test_document_info_has_bertopics_columns_then_ours():
     f = _frames()
-    info = csv_tables.document_info(f["documents"], f["clusters"], f["topics"])
+    info = csv_tables.make_document_info(f["documents"], f["clusters"], f["topics"])
     assert list(info.columns) == list(schemas.DOCUMENT_INFO)
     assert info["Topic"].tolist() == [0, 0, 1, 1, -1]
     assert info["Representative_document"].tolist() == [False, True, True, True, False]

@@ -14,11 +14,11 @@ from pipeline import schemas, tables
 from pipeline.config import IngestConfig, parse_config
 from pipeline.errors import InputError
 from pipeline.stages import ingest
-from pipeline.stages.ingest import RawRecord, build_documents
+from pipeline.stages.ingest import RawRecord, make_documents
 from pipeline.stages.ingest.hyphens import HYPHENATED, JOINED, SUSPENDED
 from tests.support.ingest_samples import A1, A2, A3, CFG
 
-# ---------------------------------------------------------------- pure core: build_documents
+# ---------------------------------------------------------------- pure core: make_documents
 
 
 def _rec(abstract, source="s", **fields) -> RawRecord:
@@ -36,7 +36,7 @@ def test_build_documents_keeps_or_ledgers_every_record():
         _rec(42, "f:7"),
         _rec(A2, "f:8"),
     ]
-    docs, rejected = build_documents(records, CFG)
+    docs, rejected = make_documents(records, CFG)
     assert len(docs) + len(rejected) == len(records)
     assert list(docs["source"]) == ["f:1", "f:8"]
     assert list(docs["abstract"]) == [A1, A2]
@@ -54,15 +54,15 @@ def test_build_documents_keeps_or_ledgers_every_record():
 
 def test_min_abstract_words_is_configurable():
     records = [_rec("one two three", "a"), _rec("one two three four", "b")]
-    docs, rejected = build_documents(records, IngestConfig(min_abstract_words=4))
+    docs, rejected = make_documents(records, IngestConfig(min_abstract_words=4))
     assert list(docs["source"]) == ["b"]
     assert "ingest.min_abstract_words=4" in rejected["reason"].item()
 
 
 def test_doc_id_is_stable_across_order_and_calls():
     records = [_rec(A1, "a"), _rec(A2, "b"), _rec(A3, "c")]
-    first, _ = build_documents(records, CFG)
-    second, _ = build_documents(list(reversed(records)), CFG)
+    first, _ = make_documents(records, CFG)
+    second, _ = make_documents(list(reversed(records)), CFG)
     ids = dict(zip(first["abstract"], first["doc_id"], strict=True))
     assert ids == dict(zip(second["abstract"], second["doc_id"], strict=True))
     assert len(set(ids.values())) == 3
@@ -83,7 +83,7 @@ def test_doc_id_is_stable_across_order_and_calls():
 )
 def test_venue_and_year_resolution(venue, year, config_venue, expected):
     config = IngestConfig(venue=config_venue)
-    docs, _ = build_documents([_rec(A1, venue=venue, year=year)], config)
+    docs, _ = make_documents([_rec(A1, venue=venue, year=year)], config)
     row = docs.iloc[0]
     got_year = None if pd.isna(row["year"]) else int(row["year"])
     assert (row["venue"], got_year) == expected
@@ -92,14 +92,14 @@ def test_venue_and_year_resolution(venue, year, config_venue, expected):
 def test_repaired_abstract_is_stored_and_deduplicated():
     broken = "We propose condi-\ntional flows\nfor  \\emph{sparse} graphs of any size."
     clean = "We propose conditional flows for sparse graphs of any size."
-    docs, rejected = build_documents([_rec(broken, "a:1"), _rec(clean.upper(), "b:row 1")], CFG)
+    docs, rejected = make_documents([_rec(broken, "a:1"), _rec(clean.upper(), "b:row 1")], CFG)
     assert list(docs["abstract"]) == [clean]
     assert rejected["reason"].item() == "duplicate abstract (kept a:1)"
     assert rejected["text"].item() == clean.upper()  # the ledger keeps the raw text
 
 
 def test_title_is_repaired_too():
-    docs, _ = build_documents([_rec(A1, title="A \\textsc{Title}\nover two lines")], CFG)
+    docs, _ = make_documents([_rec(A1, title="A \\textsc{Title}\nover two lines")], CFG)
     assert docs["title"].item() == "A Title over two lines"
 
 
@@ -112,7 +112,7 @@ def test_flattened_breaks_are_decided_by_the_whole_corpus_and_counted():
         _rec("caf\u00c3\u00a9 models: a cheap low- rank and low-rank adapter study.", "a:3"),
     ]
     counts = Counter()
-    docs, _ = build_documents(records, CFG, counts)
+    docs, _ = make_documents(records, CFG, counts)
     assert docs["abstract"].tolist() == [
         "A variational bound for pre- and post-training, fast & simple.",
         "Variational inference for large models of many graphs.",

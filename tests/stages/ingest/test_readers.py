@@ -13,7 +13,7 @@ import pytest
 
 from pipeline.config import IngestConfig
 from pipeline.errors import InputError
-from pipeline.stages.ingest import build_documents, readers
+from pipeline.stages.ingest import make_documents, readers
 from pipeline.stages.ingest.readers import parse_seed_text, read_file
 from pipeline.stages.ingest.venues import VenueNames
 from tests.support.ingest_samples import A1, A2, A3, CFG
@@ -44,7 +44,7 @@ def test_parse_seed_text_header_blocks_and_line_numbers(newline):
     ]
     records = parse_seed_text(newline.join(lines), "data/f.txt")
     assert [r.source for r in records] == ["data/f.txt:3", "data/f.txt:6", "data/f.txt:9"]
-    # records keep the block's lines as read; build_documents repairs and unwraps them
+    # records keep the block's lines as read; make_documents repairs and unwraps them
     assert [r.abstract for r in records] == [
         A1,
         "First line of a wrapped\nabstract that continues here.",
@@ -52,7 +52,7 @@ def test_parse_seed_text_header_blocks_and_line_numbers(newline):
     ]
     assert {_venue_of(r) for r in records} == {("ICML", 2025)}
     assert all("\r" not in r.abstract for r in records)
-    docs, _ = build_documents(records, CFG)
+    docs, _ = make_documents(records, CFG)
     assert docs["abstract"][1] == "First line of a wrapped abstract that continues here."
 
 
@@ -135,7 +135,7 @@ def test_table_formats_map_columns(tmp_path, name, writer, unit):
     writer(path)
     records, bad = read_file(path, CFG)
     assert bad == []
-    docs, rejected = build_documents(records, CFG)
+    docs, rejected = make_documents(records, CFG)
     assert rejected.empty
     columns = ["venue", "year", "title", "source_id", "url", "source"]
     got = [
@@ -234,7 +234,7 @@ def test_two_columns_for_one_field_is_an_error(tmp_path):
 def test_stray_non_text_abstract_is_ledgered_but_a_column_of_numbers_is_fatal(tmp_path):
     path = tmp_path / "x.json"
     path.write_text(json.dumps([{"abstract": A1}, {"abstract": 7}, {"abstract": [1]}]), "utf-8")
-    docs, rejected = build_documents(read_file(path, CFG)[0], CFG)
+    docs, rejected = make_documents(read_file(path, CFG)[0], CFG)
     assert list(docs["abstract"]) == [A1]
     assert list(rejected["reason"]) == ["abstract is not text (int)", "abstract is not text (list)"]
     assert list(rejected["record"]) == ["record 2", "record 3"]
@@ -295,7 +295,7 @@ def test_jsonl_with_only_broken_lines_is_ledgered(tmp_path):
 def test_integer_ids_with_gaps_keep_their_form(tmp_path):
     path = tmp_path / "papers.json"
     path.write_text(json.dumps([{"abstract": A1, "id": 7}, {"abstract": A2}]), encoding="utf-8")
-    docs, _ = build_documents(read_file(path, CFG)[0], CFG)
+    docs, _ = make_documents(read_file(path, CFG)[0], CFG)
     assert list(docs["source_id"]) == ["7", None]
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from pipeline.config import IngestConfig
 from pipeline.errors import InputError
-from pipeline.stages.ingest import build_documents, readers
+from pipeline.stages.ingest import make_documents, readers
 from pipeline.stages.ingest.readers import expand_inputs, read_file
 from tests.support.ingest_samples import A1, A2, CFG
 
@@ -65,7 +65,7 @@ def test_ledger_rows_take_the_record_from_their_own_file_only():
 
 def test_non_text_abstracts_are_named_by_their_type():
     records = [readers.RawRecord(source=f"s:{i}", abstract=v) for i, v in enumerate([[1, 2], {1}])]
-    _, rejected = build_documents(records, CFG)
+    _, rejected = make_documents(records, CFG)
     assert list(rejected["reason"]) == ["abstract is not text (list)", "abstract is not text (set)"]
 
 

@@ -15,7 +15,7 @@ from pipeline import schemas, tables
 from pipeline.config import IngestConfig, parse_config
 from pipeline.errors import ConfigError
 from pipeline.stages import ingest
-from pipeline.stages.ingest import RawRecord, build_documents, venue_lines
+from pipeline.stages.ingest import RawRecord, make_documents, venue_lines
 from pipeline.stages.ingest.readers import parse_seed_text
 from pipeline.stages.ingest.venues import VenueNames, is_main_track
 from tests.support.ingest_samples import A1, A2, A3, A4
@@ -111,7 +111,7 @@ def test_tracks_spelt_differently_are_one_track():
     )
 
 
-# ---------------------------------------------------------------- build_documents
+# ---------------------------------------------------------------- make_documents
 
 SPELLINGS = [
     "icml",
@@ -138,7 +138,7 @@ def _records(venues: list[str | None], **columns) -> list[RawRecord]:
 
 
 def test_tracks_all_compares_each_track_as_its_own_group():
-    docs, rejected = build_documents(_records(SPELLINGS), IngestConfig(tracks="all"))
+    docs, rejected = make_documents(_records(SPELLINGS), IngestConfig(tracks="all"))
     assert rejected.empty
     assert docs["venue"].tolist() == [
         "ICML",
@@ -164,7 +164,7 @@ def test_tracks_all_compares_each_track_as_its_own_group():
 
 
 def test_tracks_main_only_leaves_other_tracks_in_the_ledger_with_the_reason():
-    docs, rejected = build_documents(_records(SPELLINGS), IngestConfig(tracks="main_only"))
+    docs, rejected = make_documents(_records(SPELLINGS), IngestConfig(tracks="main_only"))
     assert docs["venue"].tolist() == ["ICML"] * 3 + ["NeurIPS"] * 2
     assert docs["track"].tolist() == ["", "", "Spotlight", "", ""]  # a spotlight is main
     assert rejected["source"].tolist() == ["f.csv:row 6", "f.csv:row 7"]
@@ -176,10 +176,10 @@ def test_tracks_main_only_leaves_other_tracks_in_the_ledger_with_the_reason():
 
 def test_a_track_column_says_more_than_the_venue_string():
     records = _records(["ICLR 2023", "ICLR 2023", "ICLR 2023 Workshop"], track=["Oral", None, ""])
-    docs, _ = build_documents(records, IngestConfig())
+    docs, _ = make_documents(records, IngestConfig())
     assert docs["venue"].tolist() == ["ICLR", "ICLR", "ICLR Workshop"]
     assert docs["track"].tolist() == ["Oral", "", "Workshop"]
-    docs, rejected = build_documents(
+    docs, rejected = make_documents(
         _records(["ICLR 2023"], track=["Tiny Papers"]), IngestConfig(tracks="main_only")
     )
     assert docs.empty and "Tiny Papers" in rejected["reason"][0]
@@ -189,7 +189,7 @@ def test_year_from_the_year_column_else_the_venue_string_else_a_date_column():
     dates = [None, None, "2021-05-03", datetime.date(2020, 1, 2), "May 2019", None, "soon"]
     years = [2022, None, None, None, None, None, None]
     venues = ["ICML 2025", "ICML 2025", "ICML", "ICML", "ICML", None, "ICML"]
-    docs, _ = build_documents(_records(venues, year=years, date=dates), IngestConfig())
+    docs, _ = make_documents(_records(venues, year=years, date=dates), IngestConfig())
     assert docs["year"].tolist()[:5] == [2022, 2025, 2021, 2020, 2019]
     assert docs["year"][5:].isna().all()
 
@@ -245,7 +245,7 @@ def test_seed_text_headers_with_tracks_and_short_years():
         ("ICLR 2023 Workshop Papers", "ICLR Workshop", 2023),
     ]:
         records = parse_seed_text(header + abstracts, "f.txt")
-        docs, _ = build_documents(records, IngestConfig())
+        docs, _ = make_documents(records, IngestConfig())
         assert docs["venue"].tolist() == [group, group] and docs["year"].tolist() == [year] * 2
 
 
@@ -266,11 +266,11 @@ def test_config_takes_aliases_and_tracks_and_rejects_an_unknown_mode():
 
 @pytest.mark.parametrize("abstract", [CHINESE[0], JAPANESE[0]], ids=["chinese", "japanese"])
 def test_abstracts_in_scripts_without_spaces_are_not_one_word(abstract):
-    docs, rejected = build_documents(
+    docs, rejected = make_documents(
         [RawRecord("f.csv:row 1", abstract, venue="ICML 2025")], IngestConfig()
     )
     assert rejected.empty and docs["abstract"].tolist() == [abstract]
-    too_short = build_documents(
+    too_short = make_documents(
         [RawRecord("f.csv:row 1", "本文提出方法。", venue="ICML 2025")], IngestConfig()
     )[1]
     assert too_short["reason"].tolist() == [

@@ -13,7 +13,7 @@ import pytest
 from pipeline import schemas, tables
 from pipeline.config import ClusterConfig, parse_config
 from pipeline.errors import ConfigError
-from pipeline.stages.quality import baseline_figures, seed_agreement, seed_runs
+from pipeline.stages.quality import make_baseline, seed_agreement, seed_runs
 from pipeline.text import banned_words
 from tests.support.runs import bundled_config, run_make
 from tests.support.wordlists import faults
@@ -75,7 +75,7 @@ def test_baseline_is_bertopic_defaults_scored_like_this_build():
     truth, vectors = _three_blobs()
     words = ["the transport of sinkhorn", "the graph of nodes", "the reward of agents"]
     texts = [f"{words[t]} and the paper {i}" for i, t in enumerate(truth)]
-    figures = baseline_figures(texts, vectors, [1, 2], banned_words())
+    figures = make_baseline(texts, vectors, [1, 2], banned_words())
     assert figures["topics"] >= 2 and figures["seed"] == 1
     for key in ("outlier_share_final", "largest_topic_share", "topic_diversity"):
         assert 0 <= figures[key] <= 1, key
@@ -158,7 +158,7 @@ def test_baseline_npmi_mean_is_over_every_topic_of_different_scores():
         lambda i: ["reward agents", "reward policy", "bandit agents"][i % 3],
     ]
     texts = [f"{words[t](i)} paper {i}" for i, t in enumerate(truth)]
-    figures = baseline_figures(texts, vectors, [1, 2], banned_words())
+    figures = make_baseline(texts, vectors, [1, 2], banned_words())
     scores = [row["npmi"] for row in figures["npmi_by_topic"] if row["npmi"] is not None]
     assert len(set(np.round(scores, 6))) > 1, scores  # else a mean of one topic looks right
     assert figures["npmi_mean"] == pytest.approx(sum(scores) / len(scores))

@@ -5,7 +5,7 @@ that are theme shades when topics outnumber the palette (distinct again within o
 from __future__ import annotations
 
 from pipeline.config import RenderConfig
-from pipeline.stages.render import render_pages
+from pipeline.stages.render import make_pages
 from pipeline.stages.render.colours import PALETTE, topic_colour, topic_colours
 from pipeline.stages.render.mapfiles import decode_typed_array
 from pipeline.stages.render.pictures import map_preview
@@ -17,7 +17,7 @@ from tests.support.synthetic_corpus import corpus
 
 def _map_data(c) -> dict:
     frames = (c.documents, c.embeddings, c.clusters, c.topics, c.themes, c.venue_topics)
-    pages = render_pages(*frames, c.metrics, RenderConfig())
+    pages = make_pages(*frames, c.metrics, RenderConfig())
     return island(pages["map.html"], "paper-data"), pages["map.html"]
 
 

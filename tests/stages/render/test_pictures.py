@@ -72,7 +72,7 @@ def test_no_treemap_without_an_assigned_topic():
     from pipeline.config import CompareConfig
     from pipeline.stages import compare
 
-    frames["venue_topics"] = compare.venue_table(
+    frames["venue_topics"] = compare.make_venue_topics(
         frames["documents"], frames["clusters"], frames["topics"], frames["themes"], CompareConfig()
     )
     index = rendered(frames)["index.html"]

@@ -84,7 +84,7 @@ def _quality_figures(monkeypatch) -> tuple[dict, dict]:
         return quality.BaselineRun(topics, terms, labels, [{"graph", "node"}] * 5)
 
     monkeypatch.setattr(quality, "bertopic_defaults", bertopic_defaults)
-    baseline = quality.baseline_figures([""] * 5, np.zeros((5, 2)), [42, 43, 44], banned_words())
+    baseline = quality.make_baseline([""] * 5, np.zeros((5, 2)), [42, 43, 44], banned_words())
     return stability, baseline
 
 

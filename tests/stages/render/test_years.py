@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from pipeline.config import RenderConfig
-from pipeline.stages.render import render_pages
+from pipeline.stages.render import make_pages
 from pipeline.stages.render.charts import comparison_figure, figure_data, plotly_template
 from pipeline.stages.render.colours import venue_colour
 from pipeline.stages.render.report import comparison_charts
@@ -31,7 +31,7 @@ def eight():
 def _pages(built, **kwargs) -> dict[str, str]:
     c = built.corpus
     frames = (c.documents, c.embeddings, c.clusters, c.topics, c.themes, c.venue_topics)
-    return render_pages(*frames, c.metrics, RenderConfig(), **kwargs)
+    return make_pages(*frames, c.metrics, RenderConfig(), **kwargs)
 
 
 def test_a_chart_per_theme_with_a_line_per_venue_read_from_venue_years(years):
