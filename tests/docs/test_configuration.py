@@ -1,4 +1,4 @@
-"""The README stays true to the code: every config key is in its configuration table with the
+"""docs/configuration.md stays true to the code: every config key is in its table with the
 default the code has."""
 
 from __future__ import annotations
@@ -34,14 +34,14 @@ def _shown(value: object) -> str:
     return str(value)
 
 
-def test_every_config_key_is_in_the_readme_with_its_default():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_every_config_key_is_in_the_configuration_page_with_its_default():
+    page = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
     rows = {}
-    for line in readme.splitlines():
+    for line in page.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) >= 3 and cells[0].startswith("`") and cells[0].endswith("`"):
             rows[cells[0].strip("`")] = cells[1].strip("`")
     for key, default in _defaults(Config).items():
-        assert key in rows, f"config key {key} is missing from the README's table"
+        assert key in rows, f"config key {key} is missing from docs/configuration.md's table"
         if key != "inputs":
             assert rows[key] == _shown(default), (key, rows[key], default)

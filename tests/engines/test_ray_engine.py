@@ -37,7 +37,7 @@ from pipeline.stages.embed.ray_embed import (
     failed_shard,
     failure_message,
 )
-from tests.support.fakes import documents_frame
+from tests.support import tables as make
 from tests.support.paths import CORPORA, ROOT
 from tests.support.runs import load_tool, run_main, write_config
 
@@ -136,7 +136,9 @@ def test_shards_are_cut_finer_at_the_tail_so_that_workers_finish_together():
 
 
 def test_document_shards_are_the_tables_rows_and_only_current_ones_are_used(tmp_path, caplog):
-    papers = documents_frame([f"Title {i}" for i in range(7)], [f"abstract {i}" for i in range(7)])
+    papers = make.documents(
+        [f"abstract {i}" for i in range(7)], titles=[f"Title {i}" for i in range(7)]
+    )
     documents = tmp_path / "documents.parquet"
     folder = document_shards.folder_of(documents)
     assert folder == tmp_path / "documents.shards"

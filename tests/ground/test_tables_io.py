@@ -17,7 +17,7 @@ import pytest
 from pipeline import schemas, tables
 from pipeline.config import ClusterConfig
 from pipeline.errors import PipelineError
-from tests.support.fakes import documents_frame
+from tests.support import tables as make
 
 
 def test_atomic_write_goes_through_a_hidden_temporary_file_beside_the_target(tmp_path):
@@ -129,7 +129,9 @@ def test_embeddings_are_written_as_float32_with_string_ids(tmp_path):
 
 
 def test_a_stage_reads_only_the_columns_and_papers_it_asks_for(tmp_path):
-    documents = documents_frame([f"T{i}" for i in range(5)], [f"abstract {i}" for i in range(5)])
+    documents = make.documents(
+        [f"abstract {i}" for i in range(5)], titles=[f"T{i}" for i in range(5)]
+    )
     path = tmp_path / "documents.parquet"
     tables.write_table(documents, path, schemas.DOCUMENTS)
     wanted = {documents["doc_id"][3], documents["doc_id"][1]}
@@ -188,7 +190,7 @@ def test_written_tables_hold_no_pandas_index_and_errors_name_the_file(tmp_path):
 
 # ---------------------------------------------------------------- CSV tables and notes
 
-DOCS = documents_frame(["A title", None], ["first abstract text", "second abstract"])
+DOCS = make.documents(["first abstract text", "second abstract"], titles=["A title", None])
 
 
 def test_write_csv_writes_the_columns_then_the_prefixed_ones_as_utf8(tmp_path):

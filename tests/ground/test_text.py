@@ -16,14 +16,14 @@ from pipeline.text import (
     term_analyzer,
     words_of,
 )
-from tests.support.fakes import documents_frame
+from tests.support import tables as make
 from tests.support.wordlists import ML_RHETORIC, NOT_IN_LABELS
 
 
 def test_embedding_texts_prefixes_title_when_present():
-    documents = documents_frame(
-        ["Sliced Wasserstein", None, ""],
+    documents = make.documents(
         ["Distances between measures.", "An untitled abstract.", "Empty title abstract."],
+        titles=["Sliced Wasserstein", None, ""],
     )
     assert embedding_texts(documents) == [
         "Sliced Wasserstein. Distances between measures.",
@@ -33,7 +33,7 @@ def test_embedding_texts_prefixes_title_when_present():
 
 
 def test_embedding_texts_treats_nan_title_as_missing():
-    documents = documents_frame(["A title", None], ["First abstract.", "Second abstract."])
+    documents = make.documents(["First abstract.", "Second abstract."], titles=["A title", None])
     documents["title"] = pd.Series(["A title", np.nan])  # how pandas stores the missing title
     assert embedding_texts(documents) == ["A title. First abstract.", "Second abstract."]
 

@@ -4,51 +4,38 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from pipeline import schemas, tables
+from tests.support import tables as make
 
 
-def compare_inputs(venues: list[str]):
-    """(documents, clusters, topics, themes) of papers at `venues`, with the columns compare
-    reads: topics -1, 0, 1 in turn; topics 0 and 1 in theme 0."""
+def compare_inputs(venues: list[str], years=2025) -> tuple[pd.DataFrame, ...]:
+    """(documents, clusters, topics, themes) of papers d0, d1, ... at `venues` of `years` (one for
+    all or one each, None: undated): topics -1, 0, 1 in turn; topics 0 and 1 in theme 0."""
     n = len(venues)
-    documents = pd.DataFrame(
-        {"doc_id": [f"d{i}" for i in range(n)], "venue": venues, "abstract": ["text"] * n}
+    ids = [f"d{i}" for i in range(n)]
+    documents = make.documents(["text"] * n, doc_ids=ids, venues=venues, years=years)
+    topic_of = [i % 3 - 1 for i in range(n)]  # -1, 0, 1, -1, 0, 1, ...
+    clusters = make.clusters(documents["doc_id"], topic_of, raw_outlier=False)
+    topics = make.topics(
+        [-1, 0, 1],
+        labels=["Unassigned", "graphs", "transport"],
+        terms=[["a"]] * 3,
+        sizes=[topic_of.count(t) for t in (-1, 0, 1)],
+        themes=[-1, 0, 0],
     )
-    topics_of = [i % 3 - 1 for i in range(n)]  # -1, 0, 1, -1, 0, 1, ...
-    clusters = pd.DataFrame({"doc_id": documents["doc_id"], "topic": topics_of})
-    topics = pd.DataFrame(
-        {"topic": [-1, 0, 1], "label": ["Unassigned", "graphs", "transport"], "theme": [-1, 0, 0]}
-    )
-    themes = pd.DataFrame({"theme": [0, -1], "label": ["maths", "Unassigned"]})
+    themes = make.themes_of(topics, labels={0: "maths"}, terms={0: ["a"], -1: ["b"]})
     return documents, clusters, topics, themes
 
 
 def write_compare_inputs(folder: Path, venues: list[str]) -> dict[str, Path]:
-    """compare_inputs(venues) written with every column of their schemas: name -> path."""
-    documents, clusters, topics, themes = compare_inputs(venues)
-    n = len(documents)
-    documents = documents.assign(
-        year=pd.array([2025] * n, dtype="Int32"), title=None, source="s", source_id=None, url=None,
-        conference=documents["venue"], track="",
-    )  # fmt: skip
-    clusters = clusters.assign(
-        x=np.float32(0), y=np.float32(0), raw_outlier=False, placed="fit", similarity=np.float32(1)
+    """compare_inputs(venues) written to `folder`: name -> path."""
+    frames = dict(
+        zip(("documents", "clusters", "topics", "themes"), compare_inputs(venues), strict=True)
     )
-    topics = topics.assign(
-        terms=[["a"]] * 3,
-        term_weights=[[0.1]] * 3,
-        size=[(clusters["topic"] == t).sum() for t in (-1, 0, 1)],
-    )
-    topics["representative_docs"] = [[]] * 3
-    themes = themes.assign(terms=[["a"], ["b"]], size=[topics["size"][1:].sum(), topics["size"][0]])
-    themes["topics"] = [[0, 1], [-1]]
     paths = {}
-    for name, frame in dict(
-        documents=documents, clusters=clusters, topics=topics, themes=themes
-    ).items():
+    for name, frame in frames.items():
         paths[name] = folder / f"{name}.parquet"
         tables.write_table(frame, paths[name], getattr(schemas, name.upper()))
     return paths

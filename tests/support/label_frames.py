@@ -1,30 +1,9 @@
-"""Small tables for the label stage's tests: documents, clusters and embeddings."""
+"""The label stage's tests' embeddings (near a direction per topic) and abstracts (the tables:
+tests.support.tables)."""
 
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
-
-from tests.support import render_frames
-
-
-def documents_of(abstracts, venues, titles=None) -> pd.DataFrame:
-    """render_frames' documents table, abstracts first (titles None unless given)."""
-    return render_frames.documents_of(venues, titles or [None] * len(abstracts), abstracts)
-
-
-def clusters_of(doc_ids, topics) -> pd.DataFrame:
-    return pd.DataFrame(
-        {
-            "doc_id": doc_ids,
-            "topic": np.asarray(topics, dtype=np.int32),
-            "x": np.zeros(len(doc_ids), dtype=np.float32),
-            "y": np.zeros(len(doc_ids), dtype=np.float32),
-            "raw_outlier": np.asarray(topics) < 0,
-            "placed": "fit",
-            "similarity": np.ones(len(doc_ids), dtype=np.float32),
-        }
-    )
 
 
 def unit_vectors(n: int, topics=None, seed: int = 0) -> np.ndarray:

@@ -6,90 +6,59 @@ from __future__ import annotations
 import json
 import re
 
-import numpy as np
-import pandas as pd
-
 from pipeline.config import CompareConfig, RenderConfig
 from pipeline.stages import compare, metrics
 from pipeline.stages.render import render_pages
+from tests.support import tables as make
 
 ISLAND = r'<script type="application/json" id="{}">(.*?)</script>'
-
-
-def embeddings(n: int, seed: int = 0) -> tuple[list[str], np.ndarray]:
-    vectors = np.random.default_rng(seed).normal(size=(n, 8)).astype(np.float32)
-    return [f"p{i}" for i in range(n)], vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
-
-
-def documents_of(venues, titles, abstracts) -> pd.DataFrame:
-    """A documents table of main-conference papers of 2025, ids p0, p1, ..."""
-    n = len(venues)
-    return pd.DataFrame(
-        {
-            "doc_id": [f"p{i}" for i in range(n)],
-            "venue": venues,
-            "conference": venues,
-            "track": [""] * n,
-            "year": np.array([2025] * n, dtype=np.int32),
-            "title": pd.Series(titles, dtype=object),
-            "abstract": abstracts,
-            "source": ["a.txt"] * n,
-            "source_id": pd.Series([None] * n, dtype=object),
-            "url": pd.Series([None] * n, dtype=object),
-        }
-    )
 
 
 def tiny_tables(titles=None, abstracts=None, venues=None, grouped=False) -> dict:
     """Five papers in two topics and the unassigned group, every table as its stage writes it.
     `grouped`: both topics in one theme (a theme level); else each topic is its own theme."""
     venues = venues or ["ICML", "ICML", "ICML", "ICLR", "ICLR"]
-    n = len(venues)
     titles = titles or ["Sliced Wasserstein", None, "Message passing", "GNN depth", None]
-    abstracts = abstracts or [f"Abstract number {i} with a few words in it." for i in range(n)]
-    ids = [f"p{i}" for i in range(n)]
-    documents = documents_of(venues, titles, abstracts)
-    clusters = pd.DataFrame(
-        {
-            "doc_id": ids[::-1],
-            "topic": np.array([-1, 1, 0, 0, 1][::-1], dtype=np.int32),
-            "x": np.array([0.0, 1.0, 2.0, 10.0, 4.0], dtype=np.float32),
-            "y": np.array([0.5, 1.5, 2.5, 3.5, -4.5], dtype=np.float32),
-            "raw_outlier": [False, False, False, False, True],
-            "placed": "fit",
-            "similarity": np.full(5, 0.7, dtype=np.float32),
-        }
+    documents = make.documents(abstracts, venues=venues, titles=titles)
+    ids = documents["doc_id"].tolist()
+    clusters = make.clusters(
+        ids[::-1],
+        [-1, 1, 0, 0, 1][::-1],
+        x=[0.0, 1.0, 2.0, 10.0, 4.0],
+        y=[0.5, 1.5, 2.5, 3.5, -4.5],
+        raw_outlier=[False, False, False, False, True],
+        similarity=0.7,
     )
-    topics = pd.DataFrame(
-        {
-            "topic": np.array([-1, 0, 1], dtype=np.int32),
-            "label": ["Unassigned", "optimal transport, wasserstein", "graph, message passing"],
-            "terms": [["noise"], ["optimal transport", "wasserstein"], ["graph", "message"]],
-            "term_weights": [[0.05], [0.31, 0.12], [0.2, 0.18]],
-            "size": np.array([1, 2, 2], dtype=np.int32),
-            "theme": np.array([-1, 0, 0 if grouped else 1], dtype=np.int32),
-            "representative_docs": [[], ["p2", "p3"], ["p1", "p4"]],
-        }
+    topics = make.topics(
+        [-1, 0, 1],
+        labels=["Unassigned", "optimal transport, wasserstein", "graph, message passing"],
+        terms=[["noise"], ["optimal transport", "wasserstein"], ["graph", "message"]],
+        term_weights=[[0.05], [0.31, 0.12], [0.2, 0.18]],
+        sizes=[1, 2, 2],
+        themes=[-1, 0, 0 if grouped else 1],
+        representative_docs=[[], ["p2", "p3"], ["p1", "p4"]],
     )
     if grouped:
-        themes = [(0, "learning <theory>", 4, [0, 1]), (-1, "Unassigned", 1, [-1])]
-    else:
-        themes = [(0, topics["label"][1], 2, [0]), (1, topics["label"][2], 2, [1])]
-        themes.append((-1, "Unassigned", 1, [-1]))
-    themes = pd.DataFrame(
-        [
-            {"theme": h, "label": lb, "terms": ["x"], "size": s, "topics": t}
-            for h, lb, s, t in themes
-        ]
-    )
+        themes = make.themes(
+            [0, -1],
+            labels=["learning <theory>", "Unassigned"],
+            terms=[["x"]] * 2,
+            sizes=[4, 1],
+            topics=[[0, 1], [-1]],
+        )
+    else:  # each topic its own theme
+        labels = topics["label"][[1, 2, 0]]
+        themes = make.themes([0, 1, -1], labels=labels, terms=[["x"]] * 3, sizes=[2, 2, 1])
     return {
         "documents": documents,
-        "embeddings": embeddings(n),
+        "embeddings": make.embeddings(ids),
         "clusters": clusters,
         "topics": topics,
         "themes": themes,
-        "venue_topics": compare.venue_table(documents, clusters, topics, themes, CompareConfig()),
-        "metrics": metrics.build_metrics(documents, clusters, topics, themes),
+        "venue_topics": compare.make_venue_topics(
+            documents, clusters, topics, themes, CompareConfig()
+        ),
+        "metrics": metrics.make_metrics(documents, clusters, topics, themes),
     }
 
 

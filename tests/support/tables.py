@@ -168,7 +168,10 @@ def themes_of(topics: pd.DataFrame, labels: dict[int, str] | None = None, terms=
     papers, its topics largest first, unassigned last; `labels` by theme id (default
     `theme <id>`), `terms` by theme id (default none)."""
     ids = sorted(set(topics["theme"].tolist()), key=lambda h: (h == UNASSIGNED, h))
-    members = [topics[topics["theme"] == h].sort_values("size", ascending=False) for h in ids]
+    members = [
+        topics[topics["theme"] == h].sort_values("size", ascending=False, kind="stable")
+        for h in ids
+    ]
     labels = labels or {}
     return themes(
         ids,

@@ -12,7 +12,7 @@ import pytest
 from pipeline import schemas, tables
 from pipeline.config import CompareConfig
 from pipeline.stages import compare
-from pipeline.stages.compare import flags, log_odds_z, venue_table
+from pipeline.stages.compare import flags, log_odds_z, make_venue_topics
 from tests.support.compare_inputs import compare_inputs, write_compare_inputs
 
 
@@ -48,7 +48,7 @@ def test_one_venue_compares_nothing():
 
 def test_venue_table_has_every_topic_and_theme_at_every_venue():
     documents, clusters, topics, themes = compare_inputs(["ICML", "ICLR"] * 30)
-    table = venue_table(documents, clusters, topics, themes, CompareConfig(z_threshold=2.5))
+    table = make_venue_topics(documents, clusters, topics, themes, CompareConfig(z_threshold=2.5))
     assert list(table.columns) == schemas.VENUE_TOPICS.columns
     assert len(table[table["level"] == "topic"]) == 3 * 2
     assert len(table[table["level"] == "theme"]) == 2 * 2
@@ -64,7 +64,7 @@ def test_venue_table_has_every_topic_and_theme_at_every_venue():
 
 def test_venue_table_with_a_single_venue_has_no_z_and_no_flags():
     documents, clusters, topics, themes = compare_inputs(["NeurIPS"] * 12)
-    table = venue_table(documents, clusters, topics, themes, CompareConfig())
+    table = make_venue_topics(documents, clusters, topics, themes, CompareConfig())
     assert table["z"].isna().all()
     assert set(table["flag"]) == {"none"}
     assert table.loc[table["level"] == "topic", "share"].sum() == pytest.approx(1.0)
@@ -99,18 +99,18 @@ def test_venue_table_rows_labels_and_types():
     clusters.loc[:9, "topic"] = 0  # topic 0 mostly ICML: flagged
     clusters.loc[clusters["topic"] == 0, "topic"] = np.where(
         documents.loc[clusters["topic"] == 0, "venue"] == "ICML", 0, 1
-    )
-    table = venue_table(documents, clusters, topics, themes, CompareConfig())
+    ).astype(np.int32)
+    table = make_venue_topics(documents, clusters, topics, themes, CompareConfig())
     assert table.index.tolist() == list(range(len(table)))
     assert table["venue_papers"].dtype.kind == "i" and table["count"].dtype.kind == "i"
     assert all(isinstance(z, float) for z in table["z"])
     assert "over" in set(table["flag"]) and "under" in set(table["flag"])
     # a topic the topics table does not hold is named Unassigned and has no theme
     no_unassigned = topics[topics["topic"] >= 0].reset_index(drop=True)
-    table = venue_table(documents, clusters, no_unassigned, themes, CompareConfig())
+    table = make_venue_topics(documents, clusters, no_unassigned, themes, CompareConfig())
     assert set(table.loc[table["id"] == -1, "label"]) == {"Unassigned"}
     assert set(table.loc[table["level"] == "theme", "id"]) == {-1, 0}
-    single = venue_table(*compare_inputs(["NeurIPS"] * 6), CompareConfig())
+    single = make_venue_topics(*compare_inputs(["NeurIPS"] * 6), CompareConfig())
     assert all(z is None for z in single["z"])
 
 
@@ -129,7 +129,7 @@ def test_run_writes_the_table_with_its_lineage_and_logs_the_flags(tmp_path, capl
         name: tables.read_table(path, getattr(schemas, name.upper()))
         for name, path in paths.items()
     }
-    expected = venue_table(
+    expected = make_venue_topics(
         read["documents"], read["clusters"], read["topics"], read["themes"], config
     )
     pd.testing.assert_frame_equal(written, expected, check_dtype=False)

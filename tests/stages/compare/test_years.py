@@ -12,30 +12,26 @@ import pytest
 from pipeline import schemas, tables
 from pipeline.config import CompareConfig
 from pipeline.stages import compare
-from pipeline.stages.compare import venue_table, year_table
+from pipeline.stages.compare import make_venue_topics, make_venue_years
 from tests.support.compare_inputs import compare_inputs, write_compare_inputs
-
-
-def _dated(venues: list[str], years: list[int | None]):
-    documents, clusters, topics, themes = compare_inputs(venues)
-    documents["year"] = pd.array(years, dtype="Int32")
-    return documents, clusters, topics, themes
 
 
 def test_each_year_is_venue_topics_of_that_years_papers():
     n = 60
     years = [2022 - (i // 2) % 3 for i in range(n)]  # 2022 first: the table is by year
-    documents, clusters, topics, themes = _dated(["ICML", "ICLR"] * 30, years)
+    documents, clusters, topics, themes = compare_inputs(["ICML", "ICLR"] * 30, years)
     clusters.loc[documents["year"] == 2021, "topic"] = np.where(
         documents.loc[documents["year"] == 2021, "venue"] == "ICML", 0, 1
-    )  # 2021: topic 0 all ICML, topic 1 all ICLR
+    ).astype(np.int32)  # 2021: topic 0 all ICML, topic 1 all ICLR
     config = CompareConfig(z_threshold=1.5)
-    table = year_table(documents, clusters, topics, themes, config)
+    table = make_venue_years(documents, clusters, topics, themes, config)
     assert list(table.columns) == schemas.VENUE_YEARS.columns
     assert list(table["year"].unique()) == [2020, 2021, 2022]
     for year in (2020, 2021, 2022):
         mine = documents["year"] == year
-        alone = venue_table(documents[mine], clusters[mine.to_numpy()], topics, themes, config)
+        alone = make_venue_topics(
+            documents[mine], clusters[mine.to_numpy()], topics, themes, config
+        )
         got = table[table["year"] == year].drop(columns="year")
         got = got.rename(columns={"venue_year_papers": "venue_papers"})[alone.columns]
         listed = got.set_index(["level", "id"]).index.isin(alone.set_index(["level", "id"]).index)
@@ -51,9 +47,13 @@ def test_each_year_is_venue_topics_of_that_years_papers():
 
 
 def test_a_topic_absent_in_a_year_is_listed_with_no_papers():
-    documents, clusters, topics, themes = _dated(["ICML", "ICLR"] * 6, [2020] * 6 + [2021] * 6)
-    clusters.loc[6:, "topic"] = np.where(np.arange(6) % 2, 0, -1)  # 2021: no topic 1
-    table = year_table(documents, clusters, topics, themes, CompareConfig())
+    documents, clusters, topics, themes = compare_inputs(
+        ["ICML", "ICLR"] * 6, [2020] * 6 + [2021] * 6
+    )
+    clusters.loc[6:, "topic"] = np.where(np.arange(6) % 2, 0, -1).astype(
+        np.int32
+    )  # 2021: no topic 1
+    table = make_venue_years(documents, clusters, topics, themes, CompareConfig())
     absent = table[(table["year"] == 2021) & (table["level"] == "topic") & (table["id"] == 1)]
     assert len(absent) == 2 and set(absent["count"]) == {0} and set(absent["share"]) == {0.0}
     assert set(absent["flag"]) == {"none"}
@@ -63,13 +63,15 @@ def test_a_topic_absent_in_a_year_is_listed_with_no_papers():
 
 def test_papers_without_a_year_are_left_out_and_a_lone_venue_year_has_no_z():
     years = [2020, None, 2021, None] * 5
-    documents, clusters, topics, themes = _dated(["ICML", "ICML", "ICML", "ICLR"] * 5, years)
-    table = year_table(documents, clusters, topics, themes, CompareConfig())
+    documents, clusters, topics, themes = compare_inputs(
+        ["ICML", "ICML", "ICML", "ICLR"] * 5, years
+    )
+    table = make_venue_years(documents, clusters, topics, themes, CompareConfig())
     topic_rows = table[table["level"] == "topic"]
     assert topic_rows.groupby("year")["count"].sum().to_dict() == {2020: 5, 2021: 5}
     assert set(topic_rows["venue"]) == {"ICML"}  # every ICLR paper lacks a year
     assert topic_rows["z"].isna().all() and set(topic_rows["flag"]) == {"none"}
-    none = year_table(*_dated(["ICML"] * 3, [None] * 3), CompareConfig())
+    none = make_venue_years(*compare_inputs(["ICML"] * 3, [None] * 3), CompareConfig())
     assert none.empty and list(none.columns) == schemas.VENUE_YEARS.columns
 
 
@@ -83,7 +85,7 @@ def test_run_writes_venue_years_and_says_how_many_papers_had_no_year(tmp_path, c
         compare.run(CompareConfig(), **paths, venue_topics=tmp_path / "vt.parquet", venue_years=out)
     written = tables.read_table(out, schemas.VENUE_YEARS)
     read = {n: tables.read_table(p, getattr(schemas, n.upper())) for n, p in paths.items()}
-    expected = year_table(*read.values(), CompareConfig())
+    expected = make_venue_years(*read.values(), CompareConfig())
     assert written["z"].notna().any()  # both venues each year: compared
     pd.testing.assert_frame_equal(written, expected.astype({"z": float}), check_dtype=False)
     assert tables.read_lineage(out) == tables.stage_lineage(CompareConfig(), **paths)

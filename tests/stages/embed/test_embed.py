@@ -12,7 +12,8 @@ from pipeline import schemas, tables
 from pipeline.config import EmbedConfig
 from pipeline.stages import embed
 from pipeline.stages.embed import EmbeddingCache, cache_path, embed_with_cache, text_key
-from tests.support.fakes import FakeEncoder, documents_frame
+from tests.support import tables as make
+from tests.support.fakes import FakeEncoder
 
 
 def _text_vectors(sentences) -> np.ndarray:
@@ -87,7 +88,7 @@ def test_disabled_cache_opens_and_writes_no_cache(tmp_path, monkeypatch):
 
     # the stage itself, with the setting from the config: only its output is written
     documents = tmp_path / "out" / "documents.parquet"
-    tables.write_table(documents_frame([None, None], texts[:2]), documents, schemas.DOCUMENTS)
+    tables.write_table(make.documents(texts[:2]), documents, schemas.DOCUMENTS)
     monkeypatch.setattr(encoders, "load_encoder", lambda c: encoder)
     embed.run(config, documents, tmp_path / "out" / "embeddings.parquet")
     embed.run(config, documents, tmp_path / "out" / "embeddings.parquet")

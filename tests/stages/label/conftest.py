@@ -7,26 +7,20 @@ import pytest
 
 from pipeline import schemas
 from pipeline.config import LabelConfig
-from pipeline.stages.label import label_topics
-from tests.support.label_frames import (
-    GRAPHS,
-    OUTLIER,
-    TRANSPORT,
-    clusters_of,
-    documents_of,
-    unit_vectors,
-)
+from pipeline.stages.label import make_topics
+from tests.support import tables as make
+from tests.support.label_frames import GRAPHS, OUTLIER, TRANSPORT, unit_vectors
 
 
 @pytest.fixture(scope="module")
 def labelled():
     venues = ["ICML", "ICLR", "ICML", "ICML", "ICLR", "ICLR", "ICML"]
     titles = [None, "Entropic OT barycenters", None, None, None, "Expressive GNNs", None]
-    documents = documents_of(TRANSPORT + GRAPHS + OUTLIER, venues, titles)
+    documents = make.documents(TRANSPORT + GRAPHS + OUTLIER, venues=venues, titles=titles)
     # clusters in a different row order than documents: the merge must not depend on it
-    clusters = clusters_of(documents["doc_id"].tolist()[::-1], [0, 0, 0, 1, 1, 1, -1][::-1])
+    clusters = make.clusters(documents["doc_id"].tolist()[::-1], [0, 0, 0, 1, 1, 1, -1][::-1])
     vectors = unit_vectors(len(documents))
-    topics, themes = label_topics(documents, clusters, vectors, LabelConfig(), None)
+    topics, themes = make_topics(documents, clusters, vectors, LabelConfig(), None)
     assert list(topics.columns) == schemas.TOPICS.columns
     assert list(themes.columns) == schemas.THEMES.columns
     return documents, clusters, topics

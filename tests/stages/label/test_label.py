@@ -12,15 +12,14 @@ from pipeline.errors import PipelineError
 from pipeline.schemas import UNASSIGNED_LABEL
 from pipeline.stages.label import (
     distinct_terms,
-    label_topics,
     make_label,
+    make_topics,
     representative_docs,
     unique_labels,
 )
 from pipeline.text import banned_words
+from tests.support import tables as make
 from tests.support.label_frames import GRAPHS, OUTLIER, TRANSPORT
-from tests.support.label_frames import clusters_of as _clusters
-from tests.support.label_frames import documents_of as _documents
 from tests.support.label_frames import unit_vectors as _vectors
 from tests.support.wordlists import NOT_IN_LABELS, faults
 
@@ -28,7 +27,7 @@ from tests.support.wordlists import NOT_IN_LABELS, faults
 def _label_both(documents, clusters, config=None, vectors=None, encoder=None):
     """(topics, themes) tables, both checked against their schemas."""
     vectors = _vectors(len(documents)) if vectors is None else vectors
-    topics, themes = label_topics(documents, clusters, vectors, config or LabelConfig(), encoder)
+    topics, themes = make_topics(documents, clusters, vectors, config or LabelConfig(), encoder)
     assert list(topics.columns) == schemas.TOPICS.columns
     assert list(themes.columns) == schemas.THEMES.columns
     return topics, themes
@@ -162,11 +161,9 @@ def test_filler_shared_by_every_paper_never_names_a_topic():
     sinkhorn = "Our proposed method gives numerical results for {} with sinkhorn barycenters."
     graphs = "Our proposed method gives numerical results for {} with graph message passing."
     subjects = ["images", "speech", "proteins", "molecules"]
-    documents = _documents(
-        [t.format(w) for t in (sinkhorn, graphs) for w in subjects], ["ICML"] * 8
-    )
+    documents = make.documents([t.format(w) for t in (sinkhorn, graphs) for w in subjects])
     config = LabelConfig(n_terms=50, min_term_share=0.0)
-    topics = _label(documents, _clusters(documents["doc_id"], [0] * 4 + [1] * 4), config)
+    topics = _label(documents, make.clusters(documents["doc_id"], [0] * 4 + [1] * 4), config)
     for row in topics.itertuples():
         assert not faults(row.label), row.label
         assert not [term for term in row.terms if faults(term)], row.terms
@@ -174,16 +171,16 @@ def test_filler_shared_by_every_paper_never_names_a_topic():
 
 def test_identical_vocabularies_still_get_unique_labels():
     abstracts = ["kernel ridge regression spline smoothing"] * 4
-    documents = _documents(abstracts, ["ICML"] * 4)
-    topics = _label(documents, _clusters(documents["doc_id"], [0, 0, 1, 1]))
+    documents = make.documents(abstracts)
+    topics = _label(documents, make.clusters(documents["doc_id"], [0, 0, 1, 1]))
     assert topics["topic"].tolist() == [0, 1]
     assert topics["label"].is_unique
     assert topics["label"].str.len().min() > 0
 
 
 def test_clusters_naming_unknown_papers_are_refused():
-    documents = _documents(GRAPHS, ["ICML"] * 3)
-    clusters = _clusters(["p0", "p1", "stranger"], [0, 0, 0])
+    documents = make.documents(GRAPHS)
+    clusters = make.clusters(["p0", "p1", "stranger"], [0, 0, 0])
     with pytest.raises(PipelineError, match="do not match"):
         _label(documents, clusters)
 
@@ -195,8 +192,8 @@ def test_hyphenated_filler_is_not_a_term():
         "Graph message passing over nodes",
         "Graph message passing for node labels",
     ]
-    documents = _documents(abstracts, ["ICML"] * 4)
-    topics = _label(documents, _clusters(documents["doc_id"], [0, 0, 1, 1]))
+    documents = make.documents(abstracts)
+    topics = _label(documents, make.clusters(documents["doc_id"], [0, 0, 1, 1]))
     terms = [term for row in topics["terms"] for term in row]
     assert "state-of-the-art" not in terms
 
@@ -291,8 +288,8 @@ def test_ctfidf_representation_leaves_the_encoder_unused(labelled, hashing_encod
 def test_ten_papers_still_complete():
     """Ten papers, four venues' worth of spread: one level, labels, no crash."""
     abstracts = (TRANSPORT + GRAPHS + OUTLIER + TRANSPORT)[:10]
-    documents = _documents(abstracts, ["ICML", "ICLR"] * 5)
-    topics = _label(documents, _clusters(documents["doc_id"], [0] * 10))
+    documents = make.documents(abstracts, venues=["ICML", "ICLR"] * 5)
+    topics = _label(documents, make.clusters(documents["doc_id"], [0] * 10))
     assert topics["topic"].tolist() == [0]
     assert topics["theme"].tolist() == [0]
     assert topics["label"].iloc[0] and not faults(topics["label"].iloc[0])

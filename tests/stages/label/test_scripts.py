@@ -9,11 +9,11 @@ import pytest
 import regex
 
 from pipeline.config import LabelConfig
-from pipeline.stages.label import label_topics
+from pipeline.stages.label import make_topics
 from pipeline.text import banned_words, phrase_terms
+from tests.support import tables as make
 from tests.support.inprocess import clusters_for, unit_vectors
 from tests.support.multilingual import ARABIC, CHINESE, JAPANESE, RUSSIAN
-from tests.support.render_frames import documents_of
 
 LONGEST_CJK_TERM = 12  # characters: a phrase of a few words, never a clause
 
@@ -23,10 +23,10 @@ def labelled():
     groups = [CHINESE, JAPANESE, RUSSIAN, ARABIC]
     abstracts = [a for group in groups for a in group]
     topics_of = [k for k, group in enumerate(groups) for _ in group]
-    documents = documents_of(["ICML"] * len(abstracts), [None] * len(abstracts), abstracts)
+    documents = make.documents(abstracts)
     vectors = unit_vectors(len(abstracts))
     clusters = clusters_for(documents, vectors, topics_of)
-    topics, _ = label_topics(documents, clusters, vectors, LabelConfig(representation="ctfidf"))
+    topics, _ = make_topics(documents, clusters, vectors, LabelConfig(representation="ctfidf"))
     return topics.set_index("topic")
 
 

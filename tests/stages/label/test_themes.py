@@ -9,17 +9,16 @@ import pytest
 
 from pipeline import schemas
 from pipeline.config import LabelConfig
-from pipeline.stages.label import assign_themes, label_topics, theme_count
+from pipeline.stages.label import assign_themes, make_topics, theme_count
 from pipeline.stages.label.counts import count_chunk
 from pipeline.stages.label.themes import telling_terms
-from tests.support.label_frames import clusters_of as _clusters
-from tests.support.label_frames import documents_of as _documents
+from tests.support import tables as make
 from tests.support.label_frames import unit_vectors as _vectors
 
 
 def _label_both(documents, clusters, config=None, vectors=None):
     vectors = _vectors(len(documents)) if vectors is None else vectors
-    topics, themes = label_topics(documents, clusters, vectors, config or LabelConfig())
+    topics, themes = make_topics(documents, clusters, vectors, config or LabelConfig())
     assert list(themes.columns) == schemas.THEMES.columns
     return topics, themes
 
@@ -76,9 +75,9 @@ def test_many_topics_get_labelled_themes():
         for k in range(3):
             abstracts.append(f"{words[topic // 2]} with variant{topic}. Case {k}.")
             topics_of.append(topic)
-    documents = _documents(abstracts, ["ICML", "ICLR"] * 24)
+    documents = make.documents(abstracts, venues=["ICML", "ICLR"] * 24)
     vectors = _vectors(len(abstracts), np.array(topics_of) // 2)  # topics 2k, 2k+1 lie close
-    clusters = _clusters(documents["doc_id"], topics_of)
+    clusters = make.clusters(documents["doc_id"], topics_of)
     topics, themes = _label_both(documents, clusters, vectors=vectors)
     assert topics["theme"].nunique() == 8 and len(themes) == 8
     assert themes["label"].is_unique
@@ -128,9 +127,9 @@ def test_a_theme_is_named_by_what_its_topics_share_not_its_largest_topics_words(
             topics_of.append(topic)
     topics_of += list(range(4, 8))  # four more small topics so that themes form
     abstracts += [f"filler topic{t}. lonely words{t}" for t in range(4, 8)]
-    documents = _documents(abstracts, ["ICML"] * len(abstracts))
+    documents = make.documents(abstracts)
     group = np.array([t // 2 if t < 4 else t - 2 for t in topics_of])
-    _, themes = _label_both(documents, _clusters(documents["doc_id"], topics_of),
+    _, themes = _label_both(documents, make.clusters(documents["doc_id"], topics_of),
                             vectors=_vectors(len(abstracts), group))  # fmt: skip
     labels = themes.set_index("theme")["label"].to_dict()
     named = {tuple(sorted(row.topics)): labels[row.theme] for row in themes.itertuples()}
