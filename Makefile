@@ -32,7 +32,7 @@ help:
 	@echo "make test-fast               the unit tests: no model, UMAP, build or browser"
 	@echo "make coverage                the suite with branch coverage of pipeline/ (subprocesses too)"
 	@echo "make mutate                  mutation testing of the pure cores and ground modules"
-	@echo "make lint                    ruff check and format check"
+	@echo "make lint                    ruff and biome (the pages' scripts): lint and format check"
 	@echo "make lock                    resolve the dependencies again into requirements.lock"
 	@echo "make clean [CONFIG=...]      remove that config's outputs"
 	@echo "make stability [CONFIG=...]  + the topics' agreement across seeds, in the report"
@@ -104,8 +104,17 @@ $(OUT)/.params/%.json: | $(VENV_DONE)
 $(OUT)/documents.parquet $(OUT)/rejected.parquet &: $(INPUTS) $(CODE_ingest) $(call STAMP,ingest) | $(VENV_DONE)
 	$(RUN) ingest --config $(CONFIG) --documents $(OUT)/documents.parquet --rejected $(OUT)/rejected.parquet
 
-$(OUT)/embeddings.parquet: $(OUT)/documents.parquet $(CODE_embed) $(call STAMP,embed) | $(VENV_DONE)
-	$(RUN) embed --config $(CONFIG) --documents $< --embeddings $@
+# With engine: ray (ENGINE, from the config) the Ray workers read the documents as Parquet
+# shards: documents.shards/, named by its manifest, written by the shards command alone. They
+# are an order-only prerequisite of the embed stage: made before it when missing or stale, but
+# new shards rerun nothing, since they hold the rows documents.parquet holds.
+SHARDS := $(OUT)/documents.shards/manifest.json
+EMBED_SHARDS := $(if $(filter ray,$(ENGINE)),$(SHARDS))
+$(SHARDS): $(OUT)/documents.parquet $(CODE_shards) $(call STAMP,shards) | $(VENV_DONE)
+	$(RUN) shards --config $(CONFIG) --documents $< --document-shards $@
+
+$(OUT)/embeddings.parquet: $(OUT)/documents.parquet $(CODE_embed) $(call STAMP,embed) | $(VENV_DONE) $(EMBED_SHARDS)
+	$(RUN) embed --config $(CONFIG) --documents $< --embeddings $@ $(if $(EMBED_SHARDS),--document-shards $(EMBED_SHARDS))
 
 # The cluster stage also keeps the topic model it fitted (model/): a later build whose inputs
 # only gained papers places the new ones into it; `make refit` fits a new one.
@@ -143,9 +152,10 @@ $(CSV_TABLES) &: $(TOPIC_TABLES) $(OUT)/rejected.parquet $(OUT)/venue_topics.par
 $(OUT)/bertopic/topics.json: $(OUT)/documents.parquet $(OUT)/embeddings.parquet $(OUT)/clusters.parquet $(OUT)/topics.parquet $(OUT)/model/fit.json $(CODE_export) | $(VENV_DONE)
 	$(RUN) export --config $(CONFIG) --documents $(OUT)/documents.parquet --embeddings $(OUT)/embeddings.parquet --clusters $(OUT)/clusters.parquet --topics $(OUT)/topics.parquet --model $(OUT)/model/papers.parquet --bertopic $@
 
-# The report and the map, with plotly.js and the static assets beside them.
-PAGES := index.html map.html plotly.min.js plotly-gl2d.min.js map.js report.js style.css
-$(addprefix $(OUT)/,$(PAGES)) &: $(TOPIC_TABLES) $(OUT)/embeddings.parquet $(OUT)/venue_topics.parquet $(OUT)/venue_years.parquet $(OUT)/metrics.json $(REPORT_EXTRAS) $(CODE_render) $(call STAMP,render) | $(VENV_DONE)
+# The report and the map, with plotly.js, the static assets and the map's text shards beside
+# them: PAGE_FILES is render's own list of what it writes (render.PAGE_FILES, in deps.mk),
+# map-data/ standing as its first shard, so a page file deleted is rebuilt.
+$(addprefix $(OUT)/,$(PAGE_FILES)) &: $(TOPIC_TABLES) $(OUT)/embeddings.parquet $(OUT)/venue_topics.parquet $(OUT)/venue_years.parquet $(OUT)/metrics.json $(REPORT_EXTRAS) $(CODE_render) $(call STAMP,render) | $(VENV_DONE)
 	$(RUN) render --config $(CONFIG) $(TOPIC_ARGS) --embeddings $(OUT)/embeddings.parquet --venue-topics $(OUT)/venue_topics.parquet --venue-years $(OUT)/venue_years.parquet --metrics $(OUT)/metrics.json $(foreach r,$(QUALITY_RUNS),--$(r) $(OUT)/$(r).json) --report $(OUT)/index.html
 
 # Speed figures for this config's corpus (see tools/bench.py); BENCH_ARGS e.g.
@@ -176,15 +186,27 @@ coverage: $(VENV_DONE)
 mutate: $(VENV_DONE)
 	$(PY) tools/mutate.py $(MUTATE_ARGS)
 
-lint: $(VENV_DONE)
+# The pages' JavaScript tools (biome), at the versions package-lock.json pins, into
+# node_modules/ (npm ci reaches the npm registry; `make lint` then runs offline).
+NODE_DONE := node_modules/.installed
+$(NODE_DONE): package-lock.json package.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+# ruff for the Python, then biome for the map's and report's scripts (lint, then format check;
+# biome.jsonc: the assets only, plotly's vendored bundles left out).
+BIOME := node_modules/.bin/biome
+lint: $(VENV_DONE) $(NODE_DONE)
 	$(PY) -m ruff check pipeline tests tools
 	$(PY) -m ruff format --check pipeline tests tools
+	$(BIOME) lint --error-on-warnings pipeline/stages/render/assets
+	$(BIOME) format pipeline/stages/render/assets
 
 clean:
 	rm -rf $(OUT) $(CONFIG_MK)
 
 clean-all:
-	rm -rf outputs .build $(VENV)
+	rm -rf outputs .build $(VENV) node_modules
 
 # The README's pictures: the config's map and report (the bundled corpus by default) as they
 # open, taken from disk by Playwright with Debian's chromium (tools/screenshots.py).

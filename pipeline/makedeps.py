@@ -107,9 +107,13 @@ def _is_source(path: Path) -> bool:
 
 
 def make_include(root: Path) -> str:
-    """The make include: one CODE_<command> variable per command, paths relative to `root`."""
+    """The make include: one CODE_<command> variable per command, paths relative to `root`,
+    and PAGE_FILES, the files the render stage writes into the output folder (its own list)."""
+    from pipeline.stages.render import PAGE_FILES
+
     lines = ["# Written by `python -m pipeline deps` from the stage modules' imports: do not edit."]
     for command in COMMANDS.values():
         files = " ".join(str(f.relative_to(root)) for f in code_files(command.module))
         lines.append(f"CODE_{command.name} := {files}")
+    lines.append(f"PAGE_FILES := {' '.join(PAGE_FILES)}")
     return "\n".join(lines) + "\n"

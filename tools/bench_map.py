@@ -95,15 +95,13 @@ def map_tables(n: int, seed: int = 0) -> dict:
 
 
 def render_map(folder: Path, tables: dict) -> float:
-    """Write map.html, its shards, plotly.js and the assets into folder; seconds taken."""
+    """Write map.html, its shards, plotly.js and the assets into folder as the render stage
+    does (render.map_page, render.write_files); seconds taken."""
     from plotly.offline import get_plotlyjs
 
     from pipeline.config import RenderConfig
-    from pipeline.neighbours import similar_papers
     from pipeline.stages import render
-    from pipeline.stages.render.mapview import N_NEIGHBOURS, Similar, map_context
     from pipeline.stages.render.shaping import Summary
-    from pipeline.stages.render.templating import render_template
 
     started = time.perf_counter()
     frame = tables["frame"]
@@ -115,17 +113,11 @@ def render_map(folder: Path, tables: dict) -> float:
         themes=None,
         unassigned=int((frame["topic"] < 0).sum()),
     )
-    similar = Similar(frame["doc_id"].tolist(), *similar_papers(tables["vectors"], N_NEIGHBOURS))
-    context, shards = map_context(frame, tables["topics"], None, similar, summary, RenderConfig())
-    page = render_template(
-        "map.html",
-        page="map",
-        scripts=render.MAP_SCRIPTS,
-        title="Bench",
-        report_name="index.html",
-        **context,
+    embeddings = (frame["doc_id"].tolist(), tables["vectors"])
+    files = render.map_page(
+        frame, tables["topics"], None, embeddings, summary, RenderConfig(), "Bench", "index.html"
     )
-    render.write_files(folder, {"map.html": page, **shards}, get_plotlyjs())
+    render.write_files(folder, files, get_plotlyjs())
     return time.perf_counter() - started
 
 
@@ -165,12 +157,13 @@ TIMED_ZOOM = """async () => {
 }"""
 TIMED_SEARCH = """async (q) => {
     const t = performance.now();
-    await window.topicMap.search(q);
-    return [performance.now() - t, window.topicMap.state.active.reduce((n, v) => n + v, 0)];
+    const map = window.TopicMap.instance;
+    await map.search(q);
+    return [performance.now() - t, map.state.active.reduce((n, v) => n + v, 0)];
 }"""
 POINT_AT = """(i) => {
     const gd = document.getElementById('topic-map');
-    const drawn = window.topicMap.figure.drawn;
+    const drawn = window.TopicMap.instance.figure.drawn;
     for (const trace of gd._fullData) {
         const list = drawn.get(trace.uid);
         if (!trace.uid.startsWith('papers-') || !list) continue;
@@ -239,7 +232,7 @@ def measure(folder: Path, n: int, timeout_ms: int = 300_000) -> dict:
         )
         load_before = os.getloadavg()[0]
         context, page, problems, drawn = _open(browser, folder, timeout_ms)
-        page.evaluate("window.topicMap.setView('combined')")
+        page.evaluate("window.TopicMap.instance.setView('combined')")
         # papers near the middle of the map, where a click hits a point, not two
         clicks = [_click_s(page, i) for i in (n // 3, n // 2, 2 * n // 3)]
         page.keyboard.press("Escape")

@@ -45,7 +45,7 @@ def _point_position(page, index: int) -> dict:
     return page.evaluate(
         """(index) => {
             const gd = document.getElementById('topic-map');
-            const drawn = window.topicMap.figure.drawn;
+            const drawn = window.TopicMap.instance.figure.drawn;
             for (const trace of gd._fullData) {
                 if (!trace.uid.startsWith('papers-')) continue;
                 const i = drawn.get(trace.uid).indexOf(index);
@@ -63,7 +63,7 @@ def _point_position(page, index: int) -> dict:
 
 
 def _paper_index(page, doc_id: str) -> int:
-    return page.evaluate("(id) => window.topicMap.indexById.get(id)", doc_id)
+    return page.evaluate("(id) => window.TopicMap.instance.indexById.get(id)", doc_id)
 
 
 def _hover(page, index: int) -> str:
@@ -86,7 +86,8 @@ def _search(page, text: str) -> int:
     """Type into the search box; return the match count the page reports."""
     page.fill("#search", text)
     # the box waits 150 ms for typing to pause, then filters and redraws
-    page.wait_for_function("(q) => window.topicMap.state.query === q", arg=text.strip().lower())
+    query = text.strip().lower()
+    page.wait_for_function("(q) => window.TopicMap.instance.state.query === q", arg=query)
     page.wait_for_timeout(200)
     return int(page.get_attribute("#match-count", "data-count"))
 
@@ -149,14 +150,14 @@ def test_bundled_map_click_shows_abstract_and_five_similar_papers(
     assert page.text_content("#paper-abstract") == documents.loc[first, "abstract"]
     neighbours = page.locator("#paper-neighbours button")
     assert neighbours.count() == 5
-    assert page.evaluate("window.topicMap.state.selected") == index
+    assert page.evaluate("window.TopicMap.instance.state.selected") == index
     screenshot(page, bundled_build, "map_panel")
 
     # a neighbour re-focuses the panel on that paper and rings it on the map
     target = int(neighbours.nth(2).get_attribute("data-index"))
     neighbours.nth(2).click()
     page.wait_for_timeout(300)
-    assert page.evaluate("window.topicMap.state.selected") == target  # (index 0 included)
+    assert page.evaluate("window.TopicMap.instance.state.selected") == target  # (index 0 included)
     shown = page.get_attribute("#paper-detail", "data-paper")
     assert shown != first
     assert page.text_content("#paper-abstract") == documents.loc[shown, "abstract"]
@@ -313,13 +314,13 @@ def _drawn_labels(page) -> list[str]:
 # (venue colour, topic colour, drawn colour) of every coloured paper; a point's drawn colour is
 # the RGBA array (0-1) its trace gives it, as #rrggbb
 DRAWN_COLOURS = """() => {
-    const data = window.topicMap.data;
+    const data = window.TopicMap.instance.data;
     const topic = new Map(data.DATA.topics.map((t) => [t.id, t.colour]));
     const drawnColour = (marker, value) => '#' + value.slice(0, 3)
         .map((c) => Math.round(c * 255).toString(16).padStart(2, '0')).join('');
     return document.getElementById('topic-map').data
         .filter((t) => t.uid.startsWith('papers-'))
-        .flatMap((t) => [...window.topicMap.figure.drawn.get(t.uid)].map((i, k) => [
+        .flatMap((t) => [...window.TopicMap.instance.figure.drawn.get(t.uid)].map((i, k) => [
             data.DATA.venue_colours[data.venue[i]],
             data.topic[i] >= 0 ? topic.get(data.topic[i]) : null,
             drawnColour(t.marker, t.marker.color[k])]));
@@ -346,7 +347,7 @@ def test_the_map_opens_combined_colours_by_venue_and_labels_by_zoom(tmp_path, op
     assert zoomed_out and set(zoomed_out) <= themes, zoomed_out
     page.evaluate(
         """() => {
-            const data = window.topicMap.data.DATA;
+            const data = window.TopicMap.instance.data.DATA;
             const t = data.topics[0];
             const dx = (data.x_range[1] - data.x_range[0]) / 8;
             const dy = (data.y_range[1] - data.y_range[0]) / 8;

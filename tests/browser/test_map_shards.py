@@ -39,21 +39,22 @@ def site(tmp_path: Path, synthetic) -> Path:
 
 
 def _shard(page, index: int) -> int:
-    return page.evaluate("(i) => window.topicMap.data.shard[i]", index)
+    return page.evaluate("(i) => window.TopicMap.instance.data.shard[i]", index)
 
 
 def _open_paper(page, index: int) -> None:
-    page.evaluate("(i) => window.topicMap.select(i)", index)
+    page.evaluate("(i) => window.TopicMap.instance.select(i)", index)
     page.wait_for_function(
         "(id) => document.getElementById('paper-detail').dataset.paper === id"
         " && !document.getElementById('paper-detail').hidden",
-        arg=page.evaluate("(i) => window.topicMap.data.ids[i]", index),
+        arg=page.evaluate("(i) => window.TopicMap.instance.data.ids[i]", index),
     )
 
 
 def _search(page, text: str) -> int:
     page.fill("#search", text)
-    page.wait_for_function("(q) => window.topicMap.state.query === q", arg=text.strip().lower())
+    query = text.strip().lower()
+    page.wait_for_function("(q) => window.TopicMap.instance.state.query === q", arg=query)
     page.wait_for_timeout(100)
     return int(page.get_attribute("#match-count", "data-count"))
 
@@ -107,10 +108,10 @@ def test_search_finds_papers_whose_text_was_not_loaded(site, synthetic, open_off
     expected = int(text.str.contains(word, regex=False).sum())
     assert shards_loaded(state) == set()
     assert _search(page, word.upper()) == expected
-    assert page.evaluate("(i) => window.topicMap.state.active[i]", index) == 1
+    assert page.evaluate("(i) => window.TopicMap.instance.state.active[i]", index) == 1
     listed = page.eval_on_selector_all("#match-list button", "bs => bs.map(b => +b.dataset.index)")
     assert index in listed and len(listed) == expected
-    shard_count = page.evaluate("window.topicMap.data.shardCount")
+    shard_count = page.evaluate("window.TopicMap.instance.data.shardCount")
     assert len(shards_loaded(state)) == shard_count  # a search reads every shard, once
     # both ways the page searches: five bytes and more (Horspool's shifts) and fewer (the
     # rarest byte's places), each against the text's own count
@@ -146,7 +147,7 @@ def test_results_are_a_paged_list_to_reach_from_the_keyboard(site, synthetic, op
     page.wait_for_selector("#paper-detail:not([hidden])")
     assert page.get_attribute("#paper-detail", "data-paper") == papers.loc[second, "doc_id"]
     assert page.evaluate("document.activeElement.id") == "paper-title"
-    assert page.evaluate("window.topicMap.state.selected") == second
+    assert page.evaluate("window.TopicMap.instance.state.selected") == second
     page.keyboard.press("Escape")
     page.click("#match-next")  # the next 50, focus on the first of them
     page.wait_for_function("document.getElementById('match-range').textContent.startsWith('51')")
@@ -164,8 +165,8 @@ def _expected_error(line: str) -> bool:
 def test_a_missing_or_corrupt_shard_is_reported_and_the_rest_works(site, open_offline):
     state = open_offline(site / "map.html")
     page = state.page
-    shard_of = page.evaluate("[...window.topicMap.data.shard]")
-    token = page.evaluate("window.topicMap.data.DATA.shard_tokens")
+    shard_of = page.evaluate("[...window.TopicMap.instance.data.shard]")
+    token = page.evaluate("window.TopicMap.instance.data.DATA.shard_tokens")
     first_of = {s: shard_of.index(s) for s in sorted(set(shard_of))}
     missing, bad_payload, stale, not_js, good = list(first_of)[:5]
     (site / shard_path(missing)).unlink()
@@ -203,7 +204,8 @@ def test_long_non_latin_and_hostile_text_stays_text_in_list_hover_and_panel(
     render_site(tmp_path, synthetic)
     state = open_offline(tmp_path / "map.html")
     page = state.page
-    index = page.evaluate("(id) => window.topicMap.indexById.get(id)", documents.loc[0, "doc_id"])
+    index_of = "(id) => window.TopicMap.instance.indexById.get(id)"
+    index = page.evaluate(index_of, documents.loc[0, "doc_id"])
     assert _search(page, "强化学习と") == 1
     row = page.locator("#match-list button").nth(0)
     assert long_title in row.text_content()
@@ -211,13 +213,14 @@ def test_long_non_latin_and_hostile_text_stays_text_in_list_hover_and_panel(
     page.wait_for_selector("#paper-detail:not([hidden])")
     assert page.text_content("#paper-title") == long_title
     assert page.text_content("#paper-abstract") == documents.loc[0, "abstract"]
-    page.evaluate("window.topicMap.select(null)")
+    page.evaluate("window.TopicMap.instance.select(null)")
     # hover: the tooltip the plot's hover event fills
     page.evaluate(
         """(i) => { const gd = document.getElementById('topic-map');
-            const k = gd.data.findIndex(t => window.topicMap.figure.drawn.get(t.uid)?.includes(i)
+            const drawn = window.TopicMap.instance.figure.drawn;
+            const k = gd.data.findIndex(t => drawn.get(t.uid)?.includes(i)
                 && t.uid.startsWith('papers-'));
-            const n = window.topicMap.figure.drawn.get(gd.data[k].uid).indexOf(i);
+            const n = drawn.get(gd.data[k].uid).indexOf(i);
             gd.emit('plotly_hover', {points: [{data: gd.data[k], pointNumber: n}],
                 event: {clientX: 300, clientY: 300}}); }""",
         index,
@@ -233,7 +236,8 @@ def test_a_browser_without_a_base64_decoder_decodes_the_same_papers(site, synthe
     """Uint8Array.fromBase64 is recent (Chromium 140): without it the page decodes the typed
     arrays and the shards with atob, to the same coordinates and text."""
     columns = (
-        "() => { const D = window.topicMap.data; return [Array.from(D.x), Array.from(D.topic)]; }"
+        "() => { const D = window.TopicMap.instance.data; "
+        "return [Array.from(D.x), Array.from(D.topic)]; }"
     )
     native = open_offline(site / "map.html").page.evaluate(columns)
     state = open_offline(site / "map.html", before="delete Uint8Array.fromBase64")

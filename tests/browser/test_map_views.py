@@ -103,7 +103,7 @@ def test_eight_venues_are_a_grid_with_disjoint_headers_and_distinct_colours(eigh
     )
     assert len(colours) == 8 and len(set(colours)) == 8
     drawn = page.evaluate(
-        """() => { const m = window.topicMap; return [...Array(m.data.N).keys()]
+        """() => { const m = window.TopicMap.instance; return [...Array(m.data.N).keys()]
             .map(i => m.figure.paperColour(i)); }"""
     )
     assert len(set(drawn)) == 8
@@ -117,14 +117,14 @@ def test_highlighting_a_venue_greys_the_others(eight, open_offline):
     state = open_offline(path)
     page = state.page
     page.select_option("#highlight-venue", label="ICLR")
-    page.wait_for_function("() => window.topicMap.state.view === 'combined'")
+    page.wait_for_function("() => window.TopicMap.instance.state.view === 'combined'")
     page.wait_for_timeout(300)
     traces = {t["uid"]: t for t in page.evaluate(TRACES)}
     iclr = int((built.corpus.documents["venue"] == "ICLR").sum())
     assert traces["papers-0"]["n"] == iclr > 0
     assert traces["muted-0"]["n"] == len(built.corpus.documents) - iclr
     greys = page.evaluate(
-        """() => { const m = window.topicMap, D = m.data; const out = new Set();
+        """() => { const m = window.TopicMap.instance, D = m.data; const out = new Set();
             for (let i = 0; i < D.N; i++) if (D.DATA.venues[D.venue[i]] !== 'ICLR')
                 out.add(m.figure.paperColour(i));
             return [...out]; }"""
@@ -156,7 +156,7 @@ def test_the_year_range_filters_the_drawn_papers_the_count_and_the_list(years, o
     page.select_option("#year-from", "2022")
     page.focus("#year-to")
     page.select_option("#year-to", "2023")
-    page.wait_for_function("() => window.topicMap.state.years !== null")
+    page.wait_for_function("() => window.TopicMap.instance.state.years !== null")
     page.wait_for_timeout(300)
     kept = int(_kept(documents, 2022, 2023).sum())
     assert 12 < kept < len(documents)
@@ -176,13 +176,13 @@ def test_the_year_range_filters_the_drawn_papers_the_count_and_the_list(years, o
         (text.str.contains(word, regex=False).to_numpy() & _kept(documents, 2022, 2023)).sum()
     )
     page.fill("#search", word)
-    page.wait_for_function(f"() => window.topicMap.state.query === {word!r}")
+    page.wait_for_function(f"() => window.TopicMap.instance.state.query === {word!r}")
     page.wait_for_timeout(300)
     assert page.get_attribute("#match-count", "data-count") == str(both)
     assert page.evaluate(PAPERS_IN_DATA) == both
     # and one topic alone
     page.fill("#search", "")
-    page.wait_for_function("() => window.topicMap.state.query === ''")
+    page.wait_for_function("() => window.TopicMap.instance.state.query === ''")
     page.click('#topic-list button[data-kind="topic"][data-id="0"]')
     page.wait_for_timeout(300)
     topic0 = set(built.corpus.clusters.loc[built.corpus.clusters["topic"] == 0, "doc_id"])
@@ -191,7 +191,7 @@ def test_the_year_range_filters_the_drawn_papers_the_count_and_the_list(years, o
     page.click("#show-all")
     page.select_option("#year-from", "2020")
     page.select_option("#year-to", "2025")
-    page.wait_for_function("() => window.topicMap.state.years === null")
+    page.wait_for_function("() => window.TopicMap.instance.state.years === null")
     page.wait_for_timeout(300)
     assert page.evaluate(PAPERS_IN_DATA) == len(documents)
     assert state.errors == [] and state.blocked == []
@@ -203,7 +203,7 @@ def test_a_theme_shown_alone_has_distinct_topic_colours_at_many_topics(tmp_path,
     c = corpus(1200, n_topics=len(PALETTE) + 12, n_themes=5, seed=2)
     state = open_offline(_site(tmp_path, c))
     page = state.page
-    script = """(theme) => { const m = window.topicMap, D = m.data, out = {};
+    script = """(theme) => { const m = window.TopicMap.instance, D = m.data, out = {};
         for (let i = 0; i < D.N; i++) { const t = D.topics.get(D.topic[i]);
             if (t && t.id >= 0 && t.theme === theme) out[t.id] = m.figure.paperColour(i); }
         return out; }"""
@@ -227,7 +227,7 @@ def test_the_real_2020_2025_map_filters_by_year(tmp_path, open_offline):
     page = state.page
     shown = d[d["doc_id"].isin(c["doc_id"])]
     page.select_option("#year-from", "2025")
-    page.wait_for_function("() => window.topicMap.state.years !== null")
+    page.wait_for_function("() => window.TopicMap.instance.state.years !== null")
     page.wait_for_timeout(500)
     assert page.evaluate(PAPERS_IN_DATA) == int(_kept(shown, 2025, 2025).sum()) > 0
     assert state.errors == [] and state.blocked == []
@@ -236,7 +236,7 @@ def test_the_real_2020_2025_map_filters_by_year(tmp_path, open_offline):
 
 # each label's anchor on the page and its topic's or theme's centre there (first panel)
 LABEL_SPOTS = """() => {
-    const gd = document.getElementById('topic-map'), D = window.topicMap.data.DATA;
+    const gd = document.getElementById('topic-map'), D = window.TopicMap.instance.data.DATA;
     const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis, box = gd.getBoundingClientRect();
     const items = [...D.topics, ...D.themes];
     return [...document.querySelectorAll('#map-labels .map-label')].map(node => {
@@ -258,7 +258,7 @@ def test_labels_sit_on_their_topics_follow_a_drag_and_zoom_without_redrawing(
     synthetic = corpus(400)
     state = open_offline(_site(tmp_path, synthetic))
     page = state.page
-    page.evaluate("window.topicMap.setView('combined')")
+    page.evaluate("window.TopicMap.instance.setView('combined')")
     page.select_option("#label-mode", "topics")
     page.wait_for_timeout(300)
     spots = page.evaluate(LABEL_SPOTS)

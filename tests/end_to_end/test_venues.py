@@ -83,7 +83,7 @@ def test_map_and_report_show_one_panel_and_one_row_per_real_venue(mixed_build, b
         assert titles == [f"{v}  {counts[v]} papers" for v in GROUPS]
         workshop = documents.index[documents["venue"] == "ICLR Workshop"][0]
         page.evaluate(
-            "(id) => window.topicMap.select(window.topicMap.indexById.get(id))",
+            "(id) => window.TopicMap.instance.select(window.TopicMap.instance.indexById.get(id))",
             documents["doc_id"][workshop],
         )
         assert page.text_content("#paper-meta").startswith("ICLR 2025 Workshop · ")

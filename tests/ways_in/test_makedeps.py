@@ -10,6 +10,7 @@ import pytest
 
 from pipeline.commands import COMMANDS, FILES
 from pipeline.makedeps import code_files, make_include
+from pipeline.stages import render
 from tests.support.paths import ROOT
 from tests.support.runs import bundled_config, run_main, run_make
 
@@ -59,7 +60,8 @@ def test_deps_command_writes_one_variable_per_command(tmp_path):
     text = out.read_text(encoding="utf-8")
     assert text == make_include(ROOT)
     names = [line.split(" := ")[0] for line in text.splitlines() if " := " in line]
-    assert names == [f"CODE_{name}" for name in COMMANDS]
+    assert names == [f"CODE_{name}" for name in COMMANDS] + ["PAGE_FILES"]
+    assert f"PAGE_FILES := {' '.join(render.PAGE_FILES)}" in text.splitlines()
 
 
 STAGE_OF = {FILES[name]: command for command in COMMANDS.values() for name in command.outputs}

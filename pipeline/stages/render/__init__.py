@@ -4,7 +4,7 @@ Reads documents, embeddings, clusters, topics, themes, venue_topics and metrics.
 stability.json and baseline.json when built) and writes the report beside map.html, the map's
 text shards (map-data/text-NNN.js, mapfiles.py), plotly.js once per folder (the report's full
 bundle, plotly.min.js, and the map's gl2d bundle, plotly-gl2d.min.js) and the static assets
-from assets/ (the map's five scripts, report.js, style.css).
+from assets/ (the map's scripts, MAP_SCRIPTS, report.js, style.css).
 
 The pages are Jinja2 templates (templates/, autoescaping on) filled with data shaped here; data
 for scripts travels as JSON islands (`<script type="application/json">`, with `<`, `>` and `&`
@@ -24,10 +24,16 @@ import pandas as pd
 from pipeline import schemas, tables
 from pipeline.config import RenderConfig
 from pipeline.errors import PipelineError
-from pipeline.stages.render.mapfiles import SHARD_DIR
+from pipeline.stages.render.mapfiles import SHARD_DIR, shard_path
 from pipeline.stages.render.mapview import Similar, map_context, similar_of
 from pipeline.stages.render.report import report_context
-from pipeline.stages.render.shaping import paper_frame, paper_vectors, summarise, theme_level
+from pipeline.stages.render.shaping import (
+    Summary,
+    paper_frame,
+    paper_vectors,
+    summarise,
+    theme_level,
+)
 from pipeline.stages.render.templating import MAP_PAGE, render_template
 from pipeline.stages.render.venues_view import page_title
 
@@ -40,15 +46,38 @@ PLOTLY_JS = "plotly.min.js"  # plotly.py's full bundle, for the report
 MAP_PLOTLY_JS = "plotly-gl2d.min.js"
 VENDOR_DIR = Path(__file__).parent / "vendor"
 ASSETS_DIR = Path(__file__).parent / "assets"
-# the map's scripts, in the order map.html loads them: decoding and text shards, the labels
-# over the plot, the figure, the side panel, then the page's state and controls
-MAP_SCRIPTS = ("map-data.js", "map-labels.js", "map-draw.js", "map-panel.js", "map.js")
+# the map's scripts, one part of the TopicMap namespace each, in the order map.html loads them
+# (each part needs only those before it, map-helpers.js checks): the namespace and shared
+# helpers, the data and text shards, the text search, the labels over the plot, the panels'
+# layout, the figure, the side panel, the controls, then the page's state and actions
+MAP_SCRIPTS = (
+    "map-helpers.js",
+    "map-data.js",
+    "map-search.js",
+    "map-labels.js",
+    "map-layout.js",
+    "map-draw.js",
+    "map-panel.js",
+    "map-controls.js",
+    "map.js",
+)
 ASSETS = (*MAP_SCRIPTS, "report.js", "style.css")
+# every file render writes into the output folder, as Make's targets (pipeline/makedeps.py
+# writes them as PAGE_FILES): the report under the Makefile's name for it, and the map's
+# text shards as the first one, which every build writes (a corpus has at least one topic)
+PAGE_FILES = (
+    "index.html",
+    MAP_PAGE,
+    PLOTLY_JS,
+    MAP_PLOTLY_JS,
+    *ASSETS,
+    shard_path(0),
+)
 # what the pages show of documents.parquet (not where each paper was read from)
 PAGE_COLUMNS = [c for c in schemas.DOCUMENTS.columns if c not in ("source", "source_id")]
 
 
-def render_pages(
+def make_pages(
     documents: pd.DataFrame,
     embeddings: tuple[list[str], np.ndarray] | Similar,
     clusters: pd.DataFrame,
@@ -72,23 +101,40 @@ def render_pages(
     if report_name == MAP_PAGE:
         raise PipelineError(f"the report cannot be called {MAP_PAGE}: that is the map's name")
     frame = paper_frame(documents, clusters, topics)
-    similar = embeddings
-    if not isinstance(similar, Similar):
-        similar = similar_of(frame["doc_id"].tolist(), paper_vectors(frame, *embeddings))
-    elif similar.doc_ids != frame["doc_id"].tolist():
-        raise PipelineError("the embeddings do not hold the clustered papers: rerun make")
     level = theme_level(themes)
     summary = summarise(frame, topics, level, venue_topics, fitted_at)
     common = {"title": page_title(config.title, frame), "report_name": report_name}
     figures = (metrics, stability, baseline)
     report = report_context(frame, topics, level, venue_topics, summary, figures, venue_years)
-    mapped, shards = map_context(frame, topics, level, similar, summary, config)
-    map_page = render_template("map.html", page="map", scripts=MAP_SCRIPTS, **common, **mapped)
     return {
         report_name: render_template("report.html", page="report", **common, **report),
-        MAP_PAGE: map_page,
-        **shards,
+        **map_page(frame, topics, level, embeddings, summary, config, **common),
     }
+
+
+def map_page(
+    frame: pd.DataFrame,
+    topics: pd.DataFrame,
+    themes: pd.DataFrame | None,
+    embeddings: tuple[list[str], np.ndarray] | Similar,
+    summary: Summary,
+    config: RenderConfig,
+    title: str,
+    report_name: str,
+) -> dict[str, str]:
+    """{"map.html": the map's HTML, and its text shards}: make_pages' map, from the papers'
+    frame (shaping.paper_frame: ordered by doc_id, with topic, x and y), the theme level (or
+    None), `embeddings` as make_pages takes them and the summary figures."""
+    similar = embeddings
+    if not isinstance(similar, Similar):
+        similar = similar_of(frame["doc_id"].tolist(), paper_vectors(frame, *embeddings))
+    elif similar.doc_ids != frame["doc_id"].tolist():
+        raise PipelineError("the embeddings do not hold the clustered papers: rerun make")
+    mapped, shards = map_context(frame, topics, themes, similar, summary, config)
+    page = render_template(
+        MAP_PAGE, page="map", scripts=MAP_SCRIPTS, title=title, report_name=report_name, **mapped
+    )
+    return {MAP_PAGE: page, **shards}
 
 
 def run(
@@ -122,7 +168,7 @@ def run(
     # the similar papers first, the texts after: a million papers' vectors (1.5 GB, and
     # pynndescent's copy) and texts (about 2 GB) are never held at the same time
     similar = similar_of(*tables.read_embeddings(embeddings))
-    pages = render_pages(
+    pages = make_pages(
         tables.read_table(documents, schemas.DOCUMENTS, PAGE_COLUMNS),
         similar,
         tables.read_table(clusters, schemas.CLUSTERS),
@@ -141,7 +187,7 @@ def run(
 
 
 def write_files(folder: Path, files: dict[str, str], plotly_js: str) -> None:
-    """Write render_pages' files, plotly.js and the assets into `folder`, each file atomically,
+    """Write make_pages' files, plotly.js and the assets into `folder`, each file atomically,
     and remove shards of an earlier build that this one did not write (a bigger corpus left
     more: they would hold other papers' text)."""
     tables.write_text(folder / PLOTLY_JS, plotly_js)

@@ -15,6 +15,19 @@ BACKGROUNDS = ("#ffffff", "#fbfbfc")  # the pages; the map's plot area
 MIN_CONTRAST = 3.0
 # muted on purpose: unassigned papers sit beneath the topics (their rows say "Unassigned")
 UNASSIGNED_COLOUR = "#c7ccd1"
+# The map's other colours, handed to its scripts in the page's data (shaping.map_data), which
+# hold none of their own: the unassigned papers, the papers a search or filter leaves out, the
+# other venues while one is highlighted, the plot area and the page around it, the panels'
+# headers and frames.
+MAP_COLOURS = {
+    "unassigned": UNASSIGNED_COLOUR,
+    "context": "#d9dde1",
+    "other_venues": "#aeb4ba",
+    "plot": BACKGROUNDS[1],
+    "paper": BACKGROUNDS[0],
+    "text": "#1f2328",
+    "axis": "#e3e6ea",
+}
 
 
 def relative_luminance(colour: str) -> float:

@@ -14,7 +14,7 @@ from pipeline.config import RenderConfig
 from pipeline.errors import PipelineError
 from pipeline.schemas import UNASSIGNED
 from pipeline.stages.render import venues_view
-from pipeline.stages.render.colours import PALETTE, topic_colours, venue_colour
+from pipeline.stages.render.colours import MAP_COLOURS, PALETTE, topic_colours, venue_colour
 from pipeline.stages.render.mapfiles import SHARD_DIR, smallest_int, typed_array
 
 
@@ -230,7 +230,8 @@ def map_data(
     the topic, theme, venue and edition tables, and per paper its doc_id (one string,
     newline-separated) and compact typed arrays: x and y (float32), topic, venue, edition and
     shard and year (0: none) as the smallest integer type that holds them; the years a year
-    filter offers, and how the venue view is laid out (venue_layout) and named (venues_label).
+    filter offers, how the venue view is laid out (venue_layout) and named (venues_label), and
+    the colours the map draws with beside the topics' and venues' (colours.MAP_COLOURS).
     About 40 bytes a paper."""
     venues = sorted(frame["venue"].unique())
     venue_index = {v: i for i, v in enumerate(venues)}
@@ -246,6 +247,7 @@ def map_data(
     return {
         "venues": venues,
         "venue_colours": [venue_colour(i) for i in range(len(venues))],
+        "colours": MAP_COLOURS,
         "venue_layout": venues_view.venue_layout(venues),
         "venues_label": venues_view.venues_link_text(venues),
         "years": venues_view.year_span(frame),

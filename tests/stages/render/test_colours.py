@@ -1,5 +1,6 @@
 """The pages' colours: every topic and venue colour keeps 3:1 contrast (WCAG 2.1 non-text
-contrast) against the backgrounds it is drawn on, read from the page assets."""
+contrast) against the backgrounds it is drawn on; the map's scripts take every colour from
+Python."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ import re
 import pandas as pd
 import pytest
 
-from pipeline.stages.render import ASSETS_DIR
+from pipeline.stages.render import ASSETS_DIR, MAP_SCRIPTS
 from pipeline.stages.render.colours import (
     BACKGROUNDS,
+    MAP_COLOURS,
     PALETTE,
     VENUE_PALETTE,
     contrast_ratio,
@@ -37,12 +39,10 @@ def _wcag_contrast(a: str, b: str) -> float:
     return (high + 0.05) / (low + 0.05)
 
 
-def _page_backgrounds() -> set[str]:
+def _page_background() -> str:
     css = (ASSETS_DIR / "style.css").read_text(encoding="utf-8")
-    script = (ASSETS_DIR / "map-draw.js").read_text(encoding="utf-8")  # the map's figure
     body = re.search(r"body \{[^}]*background: (#[0-9a-f]{6}|#fff)", css).group(1)
-    plot = re.search(r'plot_bgcolor: "(#[0-9a-f]{6})"', script).group(1)
-    return {"#ffffff" if body == "#fff" else body, plot}
+    return "#ffffff" if body == "#fff" else body
 
 
 def test_the_formula_gives_wcags_reference_figures():
@@ -52,7 +52,20 @@ def test_the_formula_gives_wcags_reference_figures():
 
 
 def test_the_backgrounds_checked_are_those_the_pages_draw_on():
-    assert _page_backgrounds() <= set(BACKGROUNDS)
+    """The page's (style.css) and the map's plot area and paper, which its scripts take from
+    MAP_COLOURS in the page's data."""
+    assert {_page_background(), MAP_COLOURS["plot"], MAP_COLOURS["paper"]} <= set(BACKGROUNDS)
+
+
+def test_the_maps_scripts_hold_no_colour_of_their_own():
+    """Every colour the map draws comes from Python (MAP_COLOURS and the topics' and venues'
+    colours in the page's data), so none can drift from the palette the tests check."""
+    literal = re.compile(r"#[0-9a-fA-F]{3}(?:[0-9a-fA-F]{3})?\b|rgba?\(")
+    for name in MAP_SCRIPTS:
+        script = (ASSETS_DIR / name).read_text(encoding="utf-8")
+        assert literal.findall(script) == [], name
+    assert all(re.fullmatch(r"#[0-9a-f]{6}", c) for c in MAP_COLOURS.values())
+    assert MAP_COLOURS["unassigned"] == topic_colour(-1)
 
 
 @pytest.mark.parametrize("background", BACKGROUNDS)

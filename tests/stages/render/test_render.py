@@ -16,7 +16,8 @@ from pipeline import schemas, tables
 from pipeline.config import CompareConfig, RenderConfig
 from pipeline.errors import PipelineError
 from pipeline.stages import compare, metrics, quality, render
-from pipeline.stages.render import mapfiles, render_pages, templating
+from pipeline.stages.render import make_pages, mapfiles, templating
+from pipeline.stages.render.colours import MAP_COLOURS
 from pipeline.stages.render.mapfiles import (
     decode_typed_array,
     read_shard,
@@ -24,6 +25,7 @@ from pipeline.stages.render.mapfiles import (
     typed_array,
 )
 from pipeline.stages.render.shaping import paper_vectors, short_title
+from tests.support.build_folder import write_build
 from tests.support.map_files import map_papers, shard_names
 from tests.support.render_frames import island, rendered, tiny_tables
 from tests.support.synthetic_corpus import corpus
@@ -40,7 +42,7 @@ LOCAL_FILES = {render.PLOTLY_JS, render.MAP_PLOTLY_JS, *render.MAP_SCRIPTS, "rep
 
 
 def _pages(found: dict[str, str]) -> dict[str, str]:
-    """The HTML pages among render_pages' files (the rest are the map's text shards)."""
+    """The HTML pages among make_pages' files (the rest are the map's text shards)."""
     return {name: text for name, text in found.items() if name.endswith(".html")}
 
 
@@ -96,6 +98,7 @@ def test_map_page_embeds_every_paper_once_with_five_neighbours():
     papers = map_papers(found)
     assert papers["id"] == sorted(frames["documents"]["doc_id"])
     assert data["venues"] == ["ICLR", "ICML"]
+    assert data["colours"] == MAP_COLOURS  # the scripts draw with Python's colours only
     by_id = frames["clusters"].set_index("doc_id")
     assert papers["x"] == [float(np.float32(by_id.loc[d, "x"])) for d in papers["id"]]
     assert papers["y"] == [float(np.float32(by_id.loc[d, "y"])) for d in papers["id"]]
@@ -243,14 +246,14 @@ def test_one_paper_and_one_venue_still_render():
     themes = pd.DataFrame(
         [{"theme": 0, "label": topics["label"].iloc[0], "terms": [], "size": 1, "topics": [0]}]
     )
-    found = render_pages(
+    found = make_pages(
         documents,
         (["p2"], np.ones((1, 4), dtype=np.float32)),
         clusters,
         topics,
         themes,
-        compare.venue_table(documents, clusters, topics, themes, CompareConfig()),
-        metrics.build_metrics(documents, clusters, topics, themes),
+        compare.make_venue_topics(documents, clusters, topics, themes, CompareConfig()),
+        metrics.make_metrics(documents, clusters, topics, themes),
         RenderConfig(),
     )
     assert map_papers(found)["nn"] == [[]]
@@ -268,7 +271,7 @@ def test_3401_papers_fit_in_12_mb():
     from plotly.offline import get_plotlyjs
 
     synthetic = corpus(3401)
-    found = render_pages(
+    found = make_pages(
         synthetic.documents,
         synthetic.embeddings,
         synthetic.clusters,
@@ -287,15 +290,10 @@ def test_3401_papers_fit_in_12_mb():
 
 
 def _write_inputs(folder: Path, frames: dict) -> dict[str, Path]:
-    paths = {name: folder / f"{name}.parquet" for name in ("documents", "clusters", "topics")}
-    paths |= {n: folder / f"{n}.parquet" for n in ("themes", "venue_topics", "embeddings")}
-    for name in ("documents", "clusters", "topics", "themes", "venue_topics"):
-        tables.write_table(frames[name], paths[name], getattr(schemas, name.upper()))
-    tables.write_embeddings(*frames["embeddings"], paths["embeddings"])
-    paths["venue_years"] = folder / "venue_years.parquet"
     names = ("documents", "clusters", "topics", "themes")
-    years = compare.year_table(*(frames[n] for n in names), CompareConfig())
-    tables.write_table(years, paths["venue_years"], schemas.VENUE_YEARS)
+    years = compare.make_venue_years(*(frames[n] for n in names), CompareConfig())
+    written = {n: frames[n] for n in (*names, "venue_topics", "embeddings")}
+    paths = write_build(folder, **written, venue_years=years)
     paths["metrics"] = folder / "metrics.json"
     tables.write_json(frames["metrics"], paths["metrics"])
     return paths
@@ -310,9 +308,14 @@ def test_run_writes_pages_and_assets_and_reads_the_optional_figures(tmp_path: Pa
     render.run(RenderConfig(), **paths, report=out / "index.html", stability=stability)
     assert sorted(p.name for p in out.iterdir()) == sorted(LOCAL_FILES | {"map-data"})
     assert sorted(f"map-data/{p.name}" for p in (out / "map-data").iterdir()) == shard_names(
-        render_pages(**tiny_tables(), config=RenderConfig())
+        make_pages(**tiny_tables(), config=RenderConfig())
     )
     assert (out / "map.js").read_bytes() == (render.ASSETS_DIR / "map.js").read_bytes()
+    # Make's targets (render.PAGE_FILES) are every file written, map-data/ as its first shard
+    assert {p.name for p in out.iterdir() if p.is_file()} == {
+        name for name in render.PAGE_FILES if "/" not in name
+    }
+    assert all((out / name).is_file() for name in render.PAGE_FILES)
     index = (out / "index.html").read_text(encoding="utf-8")
     assert "topic diversity" in index and "stability · ari min" in index
     stability.write_text("{not json", encoding="utf-8")
@@ -371,7 +374,7 @@ def test_a_topic_is_cut_into_shards_of_at_most_shard_papers(monkeypatch):
 
 def test_a_rerun_removes_the_shards_an_earlier_bigger_build_left(tmp_path: Path):
     synthetic = corpus(60, n_topics=6, n_themes=2)
-    bigger = render_pages(
+    bigger = make_pages(
         synthetic.documents,
         synthetic.embeddings,
         synthetic.clusters,

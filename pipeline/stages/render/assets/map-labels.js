@@ -1,4 +1,4 @@
-/* The map's topic and theme labels (map.html, second of its scripts): HTML laid over the plot.
+/* The map's topic and theme labels (part `labels`): HTML laid over the plot.
  *
  * Labels are not plotly annotations: changing an annotation makes plotly recompute every trace
  * (at a million papers, seconds per zoom), while these are a few dozen absolutely placed spans
@@ -6,45 +6,71 @@
  * overlap one already placed is left out, so zooming in reveals the smaller topics' labels. The
  * text is set with textContent.
  */
-(function () {
+(() => {
   "use strict";
 
-  const TopicMap = (window.TopicMap = window.TopicMap || {});
-
-  /** (x, y) in data units -> [px, py] in a panel box's pixels (see TopicMap.labels). */
-  TopicMap.toPixel = (box, x, y) => [
-    ((x - box.xr[0]) / (box.xr[1] - box.xr[0])) * box.w,
-    ((box.yr[1] - y) / (box.yr[1] - box.yr[0])) * box.h,
-  ];
-
-  /** Lay an overlay (labels, rings) exactly over the plot gd. */
-  TopicMap.cover = (gd, node) => Object.assign(node.style, { left: gd.offsetLeft + "px",
-    top: gd.offsetTop + "px", width: gd.clientWidth + "px", height: gd.clientHeight + "px" });
+  const { toPixel, cover } = window.TopicMap.helpers;
+  const ANCHORS = ["center", "left", "right"]; // the side of the label at its topic's x
 
   /** Where a label fits at pixel (px, py) in the box without covering one placed: or null. */
   function spotFor(px, py, width, height, box, placed) {
     for (const yshift of [0, height, -height]) {
-      for (const [xanchor, left] of [["center", px - width / 2], ["left", px], ["right", px - width]]) {
+      for (const xanchor of ANCHORS) {
+        const left = { center: px - width / 2, left: px, right: px - width }[xanchor];
         const rect = { l: left, r: left + width, t: py - yshift - height / 2 };
         rect.b = rect.t + height;
         const inside = rect.l >= 0 && rect.r <= box.w && rect.t >= 0 && rect.b <= box.h;
-        const free = !placed.some((p) => rect.l < p.r && p.l < rect.r && rect.t < p.b && p.t < rect.b);
+        const free = !placed.some(
+          (p) => rect.l < p.r && p.l < rect.r && rect.t < p.b && p.t < rect.b,
+        );
         if (inside && free) return { rect, xanchor };
       }
     }
     return null;
   }
 
+  /** Each of `items`' labels placed in a panel's box: {text, x, y: where its anchor is, in the
+   * box's pixels, anchor: the side of the label at x ("center", "left", "right")}. */
+  function placements(items, box, kind) {
+    const sorted = items.slice().sort((a, b) => b.size - a.size || a.id - b.id);
+    const fontSize = kind === "themes" ? 13 : 11;
+    const charWidth = fontSize * (kind === "themes" ? 0.62 : 0.56); // system-ui, roughly
+    const placed = [];
+    const out = [];
+    for (const item of sorted) {
+      const [px, py] = toPixel(box, item.x, item.y);
+      if (px < 0 || px > box.w || py < 0 || py > box.h) continue;
+      const spot = spotFor(px, py, item.label.length * charWidth + 8, fontSize + 6, box, placed);
+      if (spot === null) continue;
+      placed.push(spot.rect);
+      const y = (spot.rect.t + spot.rect.b) / 2;
+      out.push({ text: item.label, x: px, y, anchor: spot.xanchor });
+    }
+    return out;
+  }
+
+  /** A label's span, at its place in the panel `box` of the plot. */
+  function labelSpan(label, box, kind) {
+    const span = document.createElement("span");
+    span.className = `map-label ${kind === "themes" ? "theme" : "topic"}`;
+    span.textContent = label.text;
+    span.dataset.anchor = label.anchor;
+    span.style.left = `${box.left + label.x}px`;
+    span.style.top = `${box.top + label.y}px`;
+    return span;
+  }
+
   /**
-   * The labels of the figure's panels, in a layer over gd. `panels()` gives each panel's box:
-   * {xr, yr: its visible ranges, w, h: its size and left, top: its offset in gd, in pixels}.
+   * The labels of the figure's panels, in a layer over gd: {place(ranges?), level()}. `boxes()`
+   * gives each panel's box: {xr, yr: its visible ranges, w, h: its size and left, top: its
+   * offset in gd, in pixels} (map-layout.js).
    */
-  TopicMap.labels = function (D, state, gd, panels) {
+  function layer(D, state, gd, boxes) {
     const assigned = D.DATA.topics.filter((t) => t.id >= 0);
-    const layer = document.createElement("div");
-    layer.id = "map-labels";
-    layer.setAttribute("aria-hidden", "true");
-    gd.parentElement.append(layer);
+    const node = document.createElement("div");
+    node.id = "map-labels";
+    node.setAttribute("aria-hidden", "true");
+    gd.parentElement.append(node);
 
     function level() {
       if (state.labels === "off") return null;
@@ -53,64 +79,39 @@
       return state.zoomedIn ? "topics" : "themes";
     }
 
-    /** Each label placed in a panel's box: {text, x, y: where its anchor is, in the box's
-     * pixels, anchor: the side of the label at x ("center", "left", "right")}. */
-    function placements(box, kind) {
-      const items = (kind === "themes" ? D.DATA.themes : assigned)
-        .slice().sort((a, b) => b.size - a.size || a.id - b.id);
-      const fontSize = kind === "themes" ? 13 : 11;
-      const charWidth = fontSize * (kind === "themes" ? 0.62 : 0.56); // system-ui, roughly
-      const placed = [];
-      const out = [];
-      for (const item of items) {
-        const [px, py] = TopicMap.toPixel(box, item.x, item.y);
-        if (px < 0 || px > box.w || py < 0 || py > box.h) continue;
-        const spot = spotFor(px, py, item.label.length * charWidth + 8, fontSize + 6, box, placed);
-        if (spot === null) continue;
-        placed.push(spot.rect);
-        out.push({ text: item.label, x: px, y: (spot.rect.t + spot.rect.b) / 2, anchor: spot.xanchor });
-      }
-      return out;
-    }
-
     /** Place the labels for the panels as they are now, or over the `ranges` a drag shows. */
     function place(ranges) {
       const kind = level();
       const spans = [];
-      TopicMap.cover(gd, layer);
+      cover(gd, node);
       if (kind !== null) {
-        for (const shown of panels()) {
+        const items = kind === "themes" ? D.DATA.themes : assigned;
+        for (const shown of boxes()) {
           const box = { ...shown, ...(ranges || {}) };
-          for (const label of placements(box, kind)) {
-            const span = document.createElement("span");
-            span.className = "map-label " + (kind === "themes" ? "theme" : "topic");
-            span.textContent = label.text;
-            span.dataset.anchor = label.anchor;
-            span.style.left = box.left + label.x + "px";
-            span.style.top = box.top + label.y + "px";
-            spans.push(span);
-          }
+          for (const label of placements(items, box, kind)) spans.push(labelSpan(label, box, kind));
         }
       }
-      layer.replaceChildren(...spans);
-      layer.dataset.level = kind || "off";
+      node.replaceChildren(...spans);
+      node.dataset.level = kind || "off";
     }
 
     return { place, level };
-  };
+  }
 
   /** The ranges a plotly_relayouting event shows ({xr, yr}), or null where it gives none. */
-  TopicMap.dragRanges = function (change) {
+  function dragRanges(change) {
     const keys = Object.keys(change || {});
     const pick = (axis) => {
-      const key = keys.find((k) => new RegExp("^" + axis + "axis\\d*\\.range\\[0\\]$").test(k));
+      const key = keys.find((k) => new RegExp(`^${axis}axis\\d*\\.range\\[0\\]$`).test(k));
       if (key) return [change[key], change[key.replace("[0]", "[1]")]];
-      const whole = keys.find((k) => new RegExp("^" + axis + "axis\\d*\\.range$").test(k));
+      const whole = keys.find((k) => new RegExp(`^${axis}axis\\d*\\.range$`).test(k));
       return whole ? change[whole] : null;
     };
     const xr = pick("x");
     const yr = pick("y");
     if (!xr && !yr) return null;
     return { ...(xr ? { xr } : {}), ...(yr ? { yr } : {}) };
-  };
+  }
+
+  window.TopicMap.define("labels", ["helpers"], () => ({ layer, dragRanges }));
 })();

@@ -1,22 +1,23 @@
-/* The topic map (map.html, last of its scripts): the page's state and controls. It wires the
- * data (map-data.js), the figure (map-draw.js) and the side panel (map-panel.js): the view
- * switch, venue highlight, label and colour selects, year range, topic list, search box, links
- * such as #paper=<doc_id>, and the plot's hover and click.
+/* The topic map (map.html, last of its scripts): the page's state and its actions. It loads the
+ * data (map-data.js), makes the figure (map-draw.js) and the side panel (map-panel.js), wires
+ * the controls (map-controls.js), follows links such as #paper=<doc_id>, and defines the part
+ * `instance`: the map this page runs (its data, state, figure and actions), which the browser
+ * tests drive.
  *
  * Plain JavaScript, no build step, no network. Paper text is only ever put into the page with
  * textContent, or escaped where plotly draws it as SVG text.
  */
-(function () {
+(() => {
   "use strict";
 
   const TopicMap = window.TopicMap;
-  const D = TopicMap.loadData();
+  const { fmt } = TopicMap.helpers;
+  const controls = TopicMap.controls;
+  const D = TopicMap.data.load();
   const DATA = D.DATA;
   const gd = document.getElementById("topic-map");
-  const el = TopicMap.el;
-  const fmt = TopicMap.fmt;
+  const byId = (id) => document.getElementById(id);
 
-  const year = TopicMap.typedColumn(DATA.papers.year); // 0: no year
   const state = {
     view: DATA.venue_layout === "single" ? "combined" : "venues", // or "combined"
     highlight: null, // the venue coloured over the others in grey (combined view), or null
@@ -33,21 +34,20 @@
     zoomedIn: false,
   };
 
-  const figure = TopicMap.figure(D, state, gd);
+  const figure = TopicMap.figure.make(D, state, gd);
   const draw = figure.draw;
-  const panel = TopicMap.panel(D, state, { select: (i, focus) => select(i, focus) });
+  const panel = TopicMap.panel.make(D, state, { select: (i, focus) => select(i, focus) });
 
-  function matchesFilter(i) {
+  function keeps(i) {
     const f = state.filter;
+    const y = state.years;
+    const year = D.year[i];
+    if (state.hits !== null && !state.hits[i]) return false;
+    if (y !== null && year !== 0 && (year < y.from || year > y.to)) return false;
     if (f === null) return true;
     if (f.kind === "topic") return D.topic[i] === f.id;
     const topic = D.topics.get(D.topic[i]);
     return !!topic && topic.theme === f.id;
-  }
-
-  function inYears(i) {
-    const y = state.years;
-    return y === null || year[i] === 0 || (year[i] >= y.from && year[i] <= y.to);
   }
 
   /** The kept papers (state.active) and their count, the list of them, the map. */
@@ -59,13 +59,13 @@
       state.active = new Uint8Array(D.N);
       n = 0;
       for (let i = 0; i < D.N; i++) {
-        if ((state.hits === null || state.hits[i]) && matchesFilter(i) && inYears(i)) {
+        if (keeps(i)) {
           state.active[i] = 1;
           n++;
         }
       }
     }
-    const node = document.getElementById("match-count");
+    const node = byId("match-count");
     node.textContent = filtered ? `${fmt(n)} of ${fmt(D.N)} papers match` : `${fmt(D.N)} papers`;
     node.classList.toggle("filtered", filtered);
     node.dataset.count = String(n);
@@ -80,23 +80,24 @@
     state.selected = i;
     if (i === null) {
       panel.closePaper();
-      if (focus) document.getElementById("search").focus();
+      if (focus) byId("search").focus();
       return figure.placeRings();
     }
     if (!(await panel.showPaper(i))) return undefined;
-    if (focus) document.getElementById("paper-title").focus({ preventScroll: true });
+    if (focus) byId("paper-title").focus({ preventScroll: true });
     await figure.reveal(i);
     return figure.placeRings();
   }
 
-  /** Search the titles and abstracts for `query` (TopicMap.searchText), loading the text shards first (once). */
+  /** Search the titles and abstracts for `query` (map-search.js), loading the text shards
+   * first (once). */
   let searchSeq = 0;
   async function search(query) {
     const seq = ++searchSeq;
-    const count = document.getElementById("match-count");
+    const count = byId("match-count");
     let hits = null;
     if (query !== "") {
-      hits = await TopicMap.searchText(D, query, (done, total) => {
+      hits = await TopicMap.search.searchText(D, query, (done, total) => {
         if (seq === searchSeq && done < total) {
           count.textContent = `Loading paper text: ${fmt(done)} of ${fmt(total)} files`;
           count.dataset.loading = "true";
@@ -111,65 +112,14 @@
     await update();
   }
 
-  // ------------------------------------------------------------ topic list, toolbar
-
-  /** Show only one topic or theme (null: all); `toggle` clears the filter when it is already set. */
+  /** Show only one topic or theme (null: all); `toggle` clears the filter when it is already
+   * set. */
   function setFilter(filter, toggle = true) {
-    const same = filter && state.filter && filter.kind === state.filter.kind && filter.id === state.filter.id;
+    const f = state.filter;
+    const same = filter && f && filter.kind === f.kind && filter.id === f.id;
     state.filter = same && toggle ? null : filter;
-    for (const button of document.querySelectorAll("#topic-list button")) {
-      const on = state.filter !== null && button.dataset.kind === state.filter.kind &&
-        Number(button.dataset.id) === state.filter.id;
-      button.setAttribute("aria-pressed", on ? "true" : "false");
-    }
-    document.getElementById("show-all").hidden = state.filter === null;
-    for (const button of document.querySelectorAll('#topic-list button[data-kind="topic"]')) {
-      const topic = D.topics.get(Number(button.dataset.id));
-      const swatch = button.querySelector(".swatch");
-      if (topic && topic.id >= 0 && swatch) swatch.style.background = TopicMap.topicColourOf(state, topic);
-    }
+    controls.markFilter(D, state);
     return update();
-  }
-
-  function listButton(kind, item, colour) {
-    const button = el("button");
-    button.type = "button";
-    button.dataset.kind = kind;
-    button.dataset.id = String(item.id);
-    button.setAttribute("aria-pressed", "false");
-    button.title = kind === "theme" ? "Show only this theme (click again for all)"
-      : "Show only this topic (click again for all)";
-    if (colour) button.append(TopicMap.swatch(colour));
-    button.append(el("span", "name", item.label), el("span", "count", fmt(item.size)));
-    button.addEventListener("click", () => setFilter({ kind, id: item.id }));
-    return button;
-  }
-
-  function buildTopicList() {
-    const list = document.getElementById("topic-list");
-    const assigned = DATA.topics.filter((t) => t.id >= 0);
-    const groups = [];
-    if (D.themes.size) {
-      for (const theme of DATA.themes) groups.push({ theme, topics: assigned.filter((t) => t.theme === theme.id) });
-      const rest = assigned.filter((t) => !D.themes.has(t.theme));
-      if (rest.length) groups.push({ theme: null, topics: rest });
-    } else {
-      groups.push({ theme: null, topics: assigned });
-    }
-    groups.push({ theme: null, topics: DATA.topics.filter((t) => t.id < 0) });
-    for (const group of groups) {
-      if (group.theme) {
-        const head = el("li", "theme-head");
-        head.append(listButton("theme", group.theme, null));
-        list.append(head);
-      }
-      for (const topic of group.topics) {
-        const item = el("li", topic.id < 0 ? "unassigned" : "topic");
-        item.append(listButton("topic", topic, topic.id < 0 ? TopicMap.MUTED : topic.colour));
-        list.append(item);
-      }
-    }
-    document.getElementById("show-all").addEventListener("click", () => setFilter(null));
   }
 
   function setView(view) {
@@ -185,8 +135,8 @@
   /** Colour one venue (an index, or null: none) over the others in grey, in the combined view. */
   function setHighlight(venue, redraw = true) {
     state.highlight = venue;
-    const select = document.getElementById("highlight-venue");
-    if (select) select.value = venue === null ? "" : String(venue);
+    const choice = byId("highlight-venue");
+    if (choice) choice.value = venue === null ? "" : String(venue);
     if (!redraw) return Promise.resolve();
     return venue !== null && state.view !== "combined" ? setView("combined") : draw();
   }
@@ -198,85 +148,6 @@
     const high = Math.max(from, to);
     state.years = low <= all[0] && high >= all[all.length - 1] ? null : { from: low, to: high };
     return update();
-  }
-
-  function buildYearFilter() {
-    const from = document.getElementById("year-from");
-    const to = document.getElementById("year-to");
-    if (!from || !to) return;
-    const change = () => setYears(Number(from.value), Number(to.value));
-    from.addEventListener("change", change);
-    to.addEventListener("change", change);
-  }
-
-  function buildToolbar() {
-    buildYearFilter();
-    const highlight = document.getElementById("highlight-venue");
-    if (highlight) {
-      highlight.addEventListener("change", () => setHighlight(highlight.value === "" ? null : Number(highlight.value)));
-    }
-    for (const button of document.querySelectorAll("#view-switch button")) {
-      button.addEventListener("click", () => setView(button.dataset.view));
-    }
-    document.getElementById("colour-by").addEventListener("change", (e) => {
-      state.colour = e.target.value;
-      document.getElementById("venue-key").classList.toggle("shown", state.colour === "venue");
-      draw();
-    });
-    const labels = document.getElementById("label-mode");
-    if (D.themes.size === 0) {
-      for (const option of [...labels.options]) if (option.value !== "topics" && option.value !== "off") option.remove();
-      state.labels = "topics";
-    }
-    labels.value = state.labels;
-    labels.addEventListener("change", (e) => {
-      state.labels = e.target.value;
-      draw();
-    });
-    const key = document.getElementById("venue-key");
-    DATA.venues.forEach((name, k) => {
-      const item = el("span");
-      item.append(TopicMap.swatch(DATA.venue_colours[k]), el("span", null, name));
-      key.append(item);
-    });
-    const box = document.getElementById("search");
-    let timer = null;
-    box.addEventListener("input", () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => search(box.value.trim()), 150);
-    });
-    document.getElementById("panel-close").addEventListener("click", () => select(null, true));
-    document.addEventListener("keydown", (e) => {
-      if (e.key === "Escape" && state.selected !== null) select(null, true);
-    });
-  }
-
-  function bindPlotEvents() {
-    gd.on("plotly_hover", (event) => {
-      const i = figure.paperAt(event.points && event.points[0]);
-      if (i !== undefined) panel.hover(i, event.event || {});
-    });
-    gd.on("plotly_unhover", () => panel.unhover());
-    gd.on("plotly_click", (event) => {
-      const i = figure.paperAt(event.points && event.points[0]);
-      if (i !== undefined) {
-        panel.unhover();
-        select(i);
-      }
-    });
-    gd.on("plotly_relayouting", (change) => {
-      const ranges = TopicMap.dragRanges(change);
-      figure.relabel(ranges);
-      figure.placeRings(ranges);
-    });
-    gd.on("plotly_relayout", (change) => {
-      figure.placeRings();
-      const keys = Object.keys(change || {});
-      if (!keys.some((k) => /^[xy]axis\d*\.(range|autorange)|^autosize|^width|^height/.test(k))) return;
-      const range = gd._fullLayout.xaxis.range;
-      state.zoomedIn = Math.abs(range[1] - range[0]) < 0.5 * (DATA.x_range[1] - DATA.x_range[0]);
-      figure.relabel();
-    });
   }
 
   async function applyHash() {
@@ -292,15 +163,22 @@
     }
   }
 
-  buildToolbar();
-  buildTopicList();
+  const actions = { draw, select, search, setFilter, setView, setHighlight, setYears };
+  controls.buildToolbar(D, state, actions);
+  controls.buildTopicList(D, actions);
   update().then(async () => {
-    bindPlotEvents();
+    controls.bindPlotEvents(D, state, gd, { figure, panel, select });
     await applyHash();
     window.addEventListener("hashchange", applyHash);
     gd.dataset.ready = "true";
   });
-  // for the tests and the curious: the data, the state, what each trace draws
-  window.topicMap = { data: D, state, select, search, setView, setFilter, setHighlight, setYears,
-    figure, get indexById() { return D.indexById; } };
+  TopicMap.define("instance", ["data", "search", "figure", "panel", "controls"], () => ({
+    data: D,
+    state,
+    figure,
+    ...actions,
+    get indexById() {
+      return D.indexById;
+    },
+  }));
 })();

@@ -5,14 +5,15 @@
  * carry data-sort (a number) to sort by instead of their text. Rows with class "pinned"
  * (the unassigned papers) stay at the bottom.
  */
-(function () {
+(() => {
   "use strict";
 
   const PLOT_CONFIG = { displaylogo: false, responsive: true };
   // plotly.py's layout template, carried once by the page rather than by every figure
   const templateData = document.getElementById("plotly-template");
   const TEMPLATE = templateData ? JSON.parse(templateData.textContent) : null;
-  const layoutOf = (figure) => (TEMPLATE ? { ...figure.layout, template: TEMPLATE } : figure.layout);
+  const layoutOf = (figure) =>
+    TEMPLATE ? { ...figure.layout, template: TEMPLATE } : figure.layout;
   const charts = document.getElementById("chart-data");
   for (const chart of charts ? JSON.parse(charts.textContent) : []) {
     Plotly.newPlot(chart.id, chart.figure.data, layoutOf(chart.figure), PLOT_CONFIG);
