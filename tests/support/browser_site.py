@@ -148,7 +148,7 @@ def write_site(folder: Path, files: dict[str, str]) -> None:
 
 def render_site(folder: Path, synthetic) -> None:
     """Render a synthetic_corpus.Corpus into `folder`."""
-    pages = render.render_pages(
+    pages = render.make_pages(
         synthetic.documents,
         synthetic.embeddings,
         synthetic.clusters,
@@ -216,8 +216,10 @@ def _hostile_tables() -> dict:
         "clusters": clusters,
         "topics": topics,
         "themes": themes,
-        "venue_topics": compare.venue_table(documents, clusters, topics, themes, CompareConfig()),
-        "metrics": metrics.build_metrics(documents, clusters, topics, themes),
+        "venue_topics": compare.make_venue_topics(
+            documents, clusters, topics, themes, CompareConfig()
+        ),
+        "metrics": metrics.make_metrics(documents, clusters, topics, themes),
     }
 
 
@@ -225,7 +227,7 @@ def write_hostile_site(folder: Path) -> Path:
     """Four papers whose title, abstract, venue, URL, topic and theme labels and the page's
     title (render.title) try to run script or draw markup."""
     config = RenderConfig(title=HOSTILE_PAGE_TITLE)
-    write_site(folder, render.render_pages(**_hostile_tables(), config=config))
+    write_site(folder, render.make_pages(**_hostile_tables(), config=config))
     return folder
 
 
@@ -274,9 +276,10 @@ def write_real_build_site(folder: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.
     build = open_build(REAL_BUILD)
     d, c, t, h = build.documents, build.clusters, build.topics, build.themes
     embeddings = tables.read_embeddings(build.path("embeddings"), documents=d)
-    pages = render.render_pages(
-        d, embeddings, c, t, h, compare.venue_table(d, c, t, h, CompareConfig()), build.metrics,
-        RenderConfig(), venue_years=compare.year_table(d, c, t, h, CompareConfig()),
-    )  # fmt: skip
+    venue_topics = compare.make_venue_topics(d, c, t, h, CompareConfig())
+    venue_years = compare.make_venue_years(d, c, t, h, CompareConfig())
+    pages = render.make_pages(
+        d, embeddings, c, t, h, venue_topics, build.metrics, RenderConfig(), venue_years=venue_years
+    )
     write_site(folder, pages)
     return d, c, h

@@ -8,7 +8,7 @@ import re
 
 from pipeline.config import CompareConfig, RenderConfig
 from pipeline.stages import compare, metrics
-from pipeline.stages.render import render_pages
+from pipeline.stages.render import make_pages
 from tests.support import tables as make
 
 ISLAND = r'<script type="application/json" id="{}">(.*?)</script>'
@@ -63,7 +63,7 @@ def tiny_tables(titles=None, abstracts=None, venues=None, grouped=False) -> dict
 
 
 def rendered(frames: dict, **kwargs) -> dict[str, str]:
-    return render_pages(**frames, config=kwargs.pop("config", RenderConfig()), **kwargs)
+    return make_pages(**frames, config=kwargs.pop("config", RenderConfig()), **kwargs)
 
 
 def island(page: str, name: str):
