@@ -6,6 +6,7 @@ written as code (`pipeline/stages/render/`, `tools/bench.py`) exists; and no pag
 from __future__ import annotations
 
 import re
+import struct
 from pathlib import Path
 
 import pytest
@@ -157,3 +158,14 @@ def test_slugs_follow_github():
     assert slug("The map at 100,000 papers and more") == "the-map-at-100000-papers-and-more"
     assert slug("`documents.parquet`") == "documentsparquet"
     assert slug("Beyond one machine: Ray") == "beyond-one-machine-ray"
+
+
+def test_the_readme_is_a_front_door_with_small_pictures():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 200
+    for name in ("map.png", "report.png"):
+        assert f"](docs/images/{name})" in readme
+        data = (ROOT / "docs" / "images" / name).read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) < 400_000, name
+        width, height = struct.unpack(">II", data[16:24])  # the IHDR chunk
+        assert (width, height) == (1280, 800), name
