@@ -67,7 +67,8 @@ class EmbedConfig(_Section):
         "auto",
         description="auto: the mode `make bench --sections modes` measured fastest and faithful "
         "on this CPU; unmeasured, bf16 where the CPU has native bf16 (AVX-512 BF16/AMX), else "
-        "fp32. int8: dynamic quantisation (faster on some CPUs, not faithful: see the README).",
+        "fp32. int8: dynamic quantisation (faster on some CPUs, not faithful: see "
+        "docs/benchmarks.md).",
     )
     batch_size: int = Field(32, ge=1, le=1024)
     cache_dir: str | None = Field(

@@ -149,7 +149,7 @@ def test_bf16_vectors_stay_within_cosine_0999_of_fp32_on_real_abstracts():
 def test_int8_quantises_the_linear_layers_and_stays_near_fp32_on_real_abstracts():
     """int8 is torch's dynamic quantisation of the real model: every linear layer quantised,
     vectors still unit length and close to fp32's (not faithful enough to be `auto`'s choice
-    unmeasured: the README's modes table)."""
+    unmeasured: docs/benchmarks.md's modes table)."""
     import torch
     from torch.ao.nn.quantized.dynamic import Linear as QuantisedLinear
 

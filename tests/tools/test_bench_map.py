@@ -1,5 +1,5 @@
-"""tools/bench_map.py, the source of the map's figures in the README: the papers it makes from
-the real corpora and the folder it renders (the browser timing itself is `make bench`'s)."""
+"""tools/bench_map.py, the source of the map's figures in docs/benchmarks.md: the papers it makes
+from the real corpora and the folder it renders (the browser timing itself is `make bench`'s)."""
 
 from __future__ import annotations
 

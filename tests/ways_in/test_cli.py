@@ -10,12 +10,12 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from pipeline import schemas, tables
 from pipeline.commands import COMMANDS, command_stamp
 from pipeline.config import ClusterConfig, load_config
+from tests.support import tables as make
 from tests.support.runs import run_cli, run_main, write_config
 
 STAMPED = [name for name, command in COMMANDS.items() if command.sections]
@@ -150,35 +150,12 @@ def test_stamps_rewrite_only_what_changed(tmp_path):
 )
 def test_stage_refuses_tables_from_different_builds(tmp_path, stage, outputs):
     """A stage reading documents from one build and clusters from another: one line, exit 1."""
-    documents = pd.DataFrame(
-        {
-            "doc_id": ["p1"],
-            "venue": ["ICML"],
-            "conference": ["ICML"],
-            "track": [""],
-            "year": pd.array([2025], dtype="Int32"),
-            "title": [None],
-            "abstract": ["An abstract long enough to count."],
-            "source": ["a.txt:3"],
-            "source_id": [None],
-            "url": [None],
-        }
-    )
+    documents = make.documents(["An abstract long enough to count."], sources="a.txt:3")
     old, new = tmp_path / "old.parquet", tmp_path / "documents.parquet"
     tables.write_table(documents, old, schemas.DOCUMENTS, tables.make_lineage("old", {}))
     tables.write_table(documents, new, schemas.DOCUMENTS, tables.make_lineage("new", {}))
     clusters = tmp_path / "clusters.parquet"
-    frame = pd.DataFrame(
-        {
-            "doc_id": ["p1"],
-            "topic": [0],
-            "x": [0.0],
-            "y": [0.0],
-            "raw_outlier": [False],
-            "placed": ["fit"],
-            "similarity": [1.0],
-        }
-    )
+    frame = make.clusters(["p1"], [0])
     lineage = tables.stage_lineage(ClusterConfig(), documents=old)
     tables.write_table(frame, clusters, schemas.CLUSTERS, lineage)
     config = write_config(tmp_path / "c.yaml", ["x.txt"], tmp_path)

@@ -15,6 +15,7 @@ import pytest
 from pipeline import place
 from pipeline.config import parse_config
 from pipeline.errors import PipelineError
+from tests.support import tables as make
 from tests.support.ingest_samples import A1
 
 CONFIG = parse_config({"inputs": ["x.json"]})
@@ -43,7 +44,7 @@ def test_read_papers_refuses_a_missing_file_and_one_without_usable_abstracts(tmp
 
 
 def _placed(tmp_path, labels):
-    documents = pd.DataFrame({"doc_id": ["a", "b"], "title": ["T", None]})
+    documents = make.documents(doc_ids=["a", "b"], titles=["T", None])
     placement = SimpleNamespace(
         topics=np.array([0, -1]), similarity=np.array([0.9, 0.1]), coords=np.ones((2, 2))
     )

@@ -31,6 +31,7 @@ from pipeline.stages.cluster.fit import (
     umap_epochs,
     without_self,
 )
+from tests.support import tables as make
 
 BLOB_SIZES = (45, 35, 25, 15)  # unequal, so numbering by size is observable
 BLOB_WORDS = (
@@ -41,22 +42,9 @@ BLOB_WORDS = (
 )
 
 
-def _documents(abstracts: list[str], venue: str = "ICML") -> pd.DataFrame:
-    n = len(abstracts)
-    return pd.DataFrame(
-        {
-            "doc_id": [f"p{i:03d}" for i in range(n)],
-            "venue": [venue] * n,
-            "conference": [venue] * n,
-            "track": [""] * n,
-            "year": [2025] * n,
-            "title": pd.Series([None] * n, dtype=object),
-            "abstract": abstracts,
-            "source": ["synthetic.txt"] * n,
-            "source_id": pd.Series([None] * n, dtype=object),
-            "url": pd.Series([None] * n, dtype=object),
-        }
-    )
+def _documents(abstracts: list[str]) -> pd.DataFrame:
+    ids = [f"p{i:03d}" for i in range(len(abstracts))]
+    return make.documents(abstracts, doc_ids=ids, sources="synthetic.txt")
 
 
 def _blobs():
@@ -397,20 +385,7 @@ def test_max_topics_merges_the_most_similar_topics(monkeypatch):
 
 
 def test_run_refuses_embeddings_of_other_documents(tmp_path):
-    documents = pd.DataFrame(
-        {
-            "doc_id": ["p0"],
-            "venue": ["ICML"],
-            "conference": ["ICML"],
-            "track": [""],
-            "year": pd.array([2025], dtype="Int32"),
-            "title": [None],
-            "abstract": ["An abstract long enough to count."],
-            "source": ["a.txt:1"],
-            "source_id": [None],
-            "url": [None],
-        }
-    )
+    documents = make.documents(["An abstract long enough to count."], sources="a.txt:1")
     old, new = tmp_path / "old.parquet", tmp_path / "documents.parquet"
     tables.write_table(documents, old, schemas.DOCUMENTS, tables.make_lineage("old", {}))
     tables.write_table(documents, new, schemas.DOCUMENTS, tables.make_lineage("new", {}))

@@ -17,6 +17,7 @@ from pipeline.stages.cluster import make_clusters, read_saved, sample_settings
 from pipeline.stages.cluster import model as models
 from pipeline.stages.cluster.place import place, place_in_chunks
 from pipeline.stages.cluster.sample import stratified_sample
+from tests.support import tables as make
 
 pytestmark = pytest.mark.slow  # real UMAP + HDBSCAN fits
 
@@ -32,14 +33,11 @@ def _blobs(n_per=SIZES, seed=0, noise=0.05):
     vectors = centres[truth] + rng.normal(scale=noise, size=(len(truth), 384))
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     n = len(truth)
-    documents = pd.DataFrame(
-        {
-            "doc_id": [f"s{seed}-{i:04d}" for i in range(n)],
-            "venue": np.where(np.arange(n) % 3 == 0, "ICLR", "ICML"),
-            "year": pd.array(2020 + np.arange(n) % 2, dtype="Int32"),
-            "title": [None] * n,
-            "abstract": [f"paper {i} of blob {t}" for i, t in enumerate(truth)],
-        }
+    documents = make.documents(
+        [f"paper {i} of blob {t}" for i, t in enumerate(truth)],
+        doc_ids=[f"s{seed}-{i:04d}" for i in range(n)],
+        venues=np.where(np.arange(n) % 3 == 0, "ICLR", "ICML"),
+        years=2020 + np.arange(n) % 2,
     )
     return documents, vectors.astype(np.float32), truth, centres
 
