@@ -7,7 +7,8 @@ renamed into place, so a crashed stage never leaves a half-written file that loo
 Every Parquet output also records its lineage in the file's metadata: a fingerprint of the
 config section and inputs it was built from, and the fingerprints of the tables it read. A stage
 calls `stage_lineage(...)` on the tables it reads; it refuses tables from different builds (clusters
-made from another documents.parquet) and returns the lineage its own output records.
+made from another documents.parquet) and tables without lineage, and returns the lineage its own
+output records.
 """
 
 from __future__ import annotations
@@ -320,12 +321,16 @@ def make_lineage(params: object, inputs: dict[str, str]) -> Lineage:
     return Lineage(hashlib.sha256(text.encode("utf-8")).hexdigest(), dict(inputs))
 
 
-def read_lineage(path: str | Path, name: str = "input") -> Lineage | None:
-    """The lineage a Parquet file records, or None for one written without it."""
+def read_lineage(path: str | Path, name: str = "input") -> Lineage:
+    """The lineage a Parquet file records; one written without it (by hand, or by a version
+    before lineage) is refused."""
     path = Path(path)
     metadata = _open(path, name, pq.read_schema).metadata or {}
     if LINEAGE_KEY not in metadata:
-        return None
+        raise PipelineError(
+            f"{path}: the {name} table records no lineage (written by hand or by an older "
+            "version): rerun make"
+        )
     try:
         data = json.loads(metadata[LINEAGE_KEY])
         return Lineage(str(data["fingerprint"]), dict(data["inputs"]))
@@ -340,17 +345,14 @@ def stage_lineage(params: object, **inputs: str | Path) -> Lineage:
     its output records.
 
     Each table records the fingerprints of the tables it was built from; each must equal the
-    fingerprint of the table of that name read now, else the stage stops. A table written
-    without lineage (by hand, or by an older version) is not checked and counts by its bytes.
+    fingerprint of the table of that name read now, else the stage stops. A table without
+    lineage is refused (read_lineage): it cannot show which build it belongs to.
     """
     paths = {name: Path(path) for name, path in inputs.items()}
     recorded = {name: read_lineage(path, name) for name, path in paths.items()}
-    fingerprints = {
-        name: found.fingerprint if found else file_digest(paths[name])
-        for name, found in recorded.items()
-    }
+    fingerprints = {name: found.fingerprint for name, found in recorded.items()}
     for name, found in recorded.items():
-        for other, fingerprint in (found.inputs if found else {}).items():
+        for other, fingerprint in found.inputs.items():
             if other in fingerprints and fingerprints[other] != fingerprint:
                 raise PipelineError(
                     f"{paths[name]} was built from a different {paths[other]}: rerun make"

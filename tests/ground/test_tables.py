@@ -272,7 +272,12 @@ def test_lineage_round_trips_in_parquet_metadata(tmp_path):
         "p2",
     ]
     tables.write_table(_documents(), tmp_path / "plain.parquet", schemas.DOCUMENTS)
-    assert tables.read_lineage(tmp_path / "plain.parquet") is None
+    with pytest.raises(PipelineError) as info:
+        tables.read_lineage(tmp_path / "plain.parquet", "documents")
+    assert str(info.value) == (
+        f"{tmp_path / 'plain.parquet'}: the documents table records no lineage (written by hand "
+        "or by an older version): rerun make"
+    )
 
 
 def test_fingerprint_depends_on_params_and_inputs():
@@ -302,13 +307,16 @@ def test_stage_lineage_refuses_tables_from_different_builds(tmp_path):
     assert str(info.value) == f"{clusters} was built from a different {docs_b}: rerun make"
 
 
-def test_stage_lineage_counts_tables_without_lineage_by_their_bytes(tmp_path):
-    docs = tmp_path / "documents.parquet"
-    tables.write_table(_documents(), docs, schemas.DOCUMENTS)  # no lineage: hand-made
-    first = tables.stage_lineage(ClusterConfig(), documents=docs)
-    assert first.inputs == {"documents": tables.file_digest(docs)}
-    tables.write_table(_documents(venue=["X", "Y"]), docs, schemas.DOCUMENTS)
-    assert tables.stage_lineage(ClusterConfig(), documents=docs).fingerprint != first.fingerprint
+def test_stage_lineage_refuses_a_table_without_lineage(tmp_path):
+    """A table written by hand (or by a version before lineage) cannot show which build it
+    belongs to: a stage refuses it, naming it, even beside tables that have lineage."""
+    docs, clusters = tmp_path / "documents.parquet", tmp_path / "clusters.parquet"
+    tables.write_table(_documents(), docs, schemas.DOCUMENTS, tables.make_lineage("A", {}))
+    tables.write_table(_clusters(), clusters, schemas.CLUSTERS)  # no lineage: hand-made
+    with pytest.raises(PipelineError) as info:
+        tables.stage_lineage(LabelConfig(), documents=docs, clusters=clusters)
+    assert str(info.value).startswith(f"{clusters}: the clusters table records no lineage")
+    assert str(info.value).endswith(": rerun make") and "\n" not in str(info.value)
 
 
 @pytest.mark.parametrize(

@@ -76,12 +76,12 @@ def test_fingerprints_are_stable_across_runs_versions_and_input_order():
 
 def test_stage_lineage_records_the_stages_own_parameters(tmp_path):
     path = tmp_path / "documents.parquet"
-    path.write_bytes(b"not parquet at all")  # counted by its bytes, unread
+    path.write_bytes(b"not parquet at all")
     with pytest.raises(PipelineError, match="not a readable Parquet file"):
         tables.stage_lineage(ClusterConfig(), documents=path)
     frame = pd.DataFrame({"doc_id": ["p"], "topic": [0], "x": [0.0], "y": [0.0]})
     frame["raw_outlier"], frame["placed"], frame["similarity"] = False, "fit", 1.0
-    tables.write_table(frame, path, schemas.CLUSTERS)
+    tables.write_table(frame, path, schemas.CLUSTERS, tables.make_lineage("documents", {}))
     one = tables.stage_lineage(ClusterConfig(random_state=1), documents=path)
     two = tables.stage_lineage(ClusterConfig(random_state=2), documents=path)
     assert one.inputs == two.inputs and one.fingerprint != two.fingerprint

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline import schemas, tables
 from tests.support import tables as make
+from tests.support.build_folder import write_build
 
 
 def compare_inputs(venues: list[str], years=2025) -> tuple[pd.DataFrame, ...]:
@@ -30,12 +30,9 @@ def compare_inputs(venues: list[str], years=2025) -> tuple[pd.DataFrame, ...]:
 
 
 def write_compare_inputs(folder: Path, venues: list[str]) -> dict[str, Path]:
-    """compare_inputs(venues) written to `folder`: name -> path."""
+    """compare_inputs(venues) written to `folder` as one build (build_folder.write_build):
+    name -> path."""
     frames = dict(
         zip(("documents", "clusters", "topics", "themes"), compare_inputs(venues), strict=True)
     )
-    paths = {}
-    for name, frame in frames.items():
-        paths[name] = folder / f"{name}.parquet"
-        tables.write_table(frame, paths[name], getattr(schemas, name.upper()))
-    return paths
+    return write_build(folder, **frames)

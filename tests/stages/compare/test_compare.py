@@ -13,6 +13,7 @@ from pipeline import schemas, tables
 from pipeline.config import CompareConfig
 from pipeline.stages import compare
 from pipeline.stages.compare import flags, log_odds_z, make_venue_topics
+from tests.support.build_folder import write_build
 from tests.support.compare_inputs import compare_inputs, write_compare_inputs
 
 
@@ -119,7 +120,7 @@ def test_run_writes_the_table_with_its_lineage_and_logs_the_flags(tmp_path, capl
     paths = write_compare_inputs(tmp_path, venues)
     clusters = tables.read_table(paths["clusters"], schemas.CLUSTERS)
     clusters["topic"] = [0] * 16 + [1] * 4 + [1] * 12 + [-1] * 8  # 0 at ICML, -1 at ICLR
-    tables.write_table(clusters, paths["clusters"], schemas.CLUSTERS)
+    write_build(tmp_path, clusters=clusters)
     out = tmp_path / "venue_topics.parquet"
     config = CompareConfig(z_threshold=2.0)
     with caplog.at_level(logging.INFO, logger="pipeline.compare"):

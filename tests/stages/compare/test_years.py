@@ -13,6 +13,7 @@ from pipeline import schemas, tables
 from pipeline.config import CompareConfig
 from pipeline.stages import compare
 from pipeline.stages.compare import make_venue_topics, make_venue_years
+from tests.support.build_folder import write_build
 from tests.support.compare_inputs import compare_inputs, write_compare_inputs
 
 
@@ -79,7 +80,7 @@ def test_run_writes_venue_years_and_says_how_many_papers_had_no_year(tmp_path, c
     paths = write_compare_inputs(tmp_path, ["ICML", "ICLR"] * 10)
     documents = tables.read_table(paths["documents"], schemas.DOCUMENTS)
     documents["year"] = pd.array([2020, 2020, 2021, 2021, None] * 4, dtype="Int32")
-    tables.write_table(documents, paths["documents"], schemas.DOCUMENTS)
+    write_build(tmp_path, documents=documents)
     out = tmp_path / "venue_years.parquet"
     with caplog.at_level(logging.INFO, logger="pipeline.compare"):
         compare.run(CompareConfig(), **paths, venue_topics=tmp_path / "vt.parquet", venue_years=out)
@@ -94,7 +95,7 @@ def test_run_writes_venue_years_and_says_how_many_papers_had_no_year(tmp_path, c
     empty = write_compare_inputs(tmp_path / "undated", ["ICML"] * 4)
     documents = tables.read_table(empty["documents"], schemas.DOCUMENTS)
     documents["year"] = pd.array([None] * 4, dtype="Int32")
-    tables.write_table(documents, empty["documents"], schemas.DOCUMENTS)
+    write_build(tmp_path / "undated", documents=documents)
     none = tmp_path / "undated" / "venue_years.parquet"
     compare.run(CompareConfig(), **empty, venue_topics=tmp_path / "undated" / "v.parquet",
                 venue_years=none)  # fmt: skip

@@ -16,6 +16,7 @@ from pipeline.config import CompareConfig
 from pipeline.errors import PipelineError
 from pipeline.stages import compare
 from pipeline.stages import csv as csv_tables
+from tests.support.build_folder import write_build
 from tests.support.runs import run_main
 
 
@@ -116,19 +117,11 @@ def test_write_csv_refuses_other_columns(tmp_path):
 
 def _stage(tmp_path, caplog) -> dict:
     """The csv stage run from its tables on disk, as Make runs it."""
-    f = _frames()
-    paths = {name: tmp_path / f"{name}.parquet" for name in f}
-    schema = {"documents": schemas.DOCUMENTS, "clusters": schemas.CLUSTERS,
-              "topics": schemas.TOPICS, "themes": schemas.THEMES,
-              "venue_topics": schemas.VENUE_TOPICS}  # fmt: skip
-    for name, frame in f.items():
-        tables.write_table(frame, paths[name], schema[name])
     ledger = pd.DataFrame(
         [{"source": "a.csv:row 9", "file": "a.csv", "record": "row 9",
           "reason": "abstract is empty", "text": "", "duplicate_of": None}]
     )  # fmt: skip
-    paths["rejected"] = tmp_path / "rejected.parquet"
-    tables.write_table(ledger, paths["rejected"], schemas.REJECTED)
+    paths = write_build(tmp_path, **_frames(), rejected=ledger)
     out = {name: tmp_path / file for name, file in
            (("topic_info", "topic_info.csv"), ("document_info", "document_info.csv"),
             ("rejected_csv", "rejected.csv"))}  # fmt: skip

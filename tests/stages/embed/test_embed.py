@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline import encoder as encoders
-from pipeline import schemas, tables
 from pipeline.config import EmbedConfig
 from pipeline.stages import embed
 from pipeline.stages.embed import EmbeddingCache, cache_path, embed_with_cache, text_key
 from tests.support import tables as make
+from tests.support.build_folder import write_build
 from tests.support.fakes import FakeEncoder
 
 
@@ -87,8 +87,7 @@ def test_disabled_cache_opens_and_writes_no_cache(tmp_path, monkeypatch):
     assert list(tmp_path.rglob("*")) == []
 
     # the stage itself, with the setting from the config: only its output is written
-    documents = tmp_path / "out" / "documents.parquet"
-    tables.write_table(make.documents(texts[:2]), documents, schemas.DOCUMENTS)
+    documents = write_build(tmp_path / "out", documents=make.documents(texts[:2]))["documents"]
     monkeypatch.setattr(encoders, "load_encoder", lambda c: encoder)
     embed.run(config, documents, tmp_path / "out" / "embeddings.parquet")
     embed.run(config, documents, tmp_path / "out" / "embeddings.parquet")

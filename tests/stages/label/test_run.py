@@ -8,6 +8,7 @@ import numpy as np
 
 from pipeline import schemas
 from pipeline.config import LabelConfig
+from tests.support.build_folder import write_build
 
 
 def test_run_loads_the_encoder_with_the_embed_section_and_its_precision(
@@ -24,11 +25,13 @@ def test_run_loads_the_encoder_with_the_embed_section_and_its_precision(
     from pipeline.stages import label
 
     documents, clusters, _ = labelled
-    paths = {name: tmp_path / f"{name}.parquet" for name in ("documents", "clusters")}
-    tables.write_table(documents.astype({"year": "Int32"}), paths["documents"], schemas.DOCUMENTS)
-    tables.write_table(clusters, paths["clusters"], schemas.CLUSTERS)
     vectors = hashing_encoder.embed(documents["abstract"].tolist())
-    tables.write_embeddings(documents["doc_id"].tolist(), vectors, tmp_path / "embeddings.parquet")
+    paths = write_build(
+        tmp_path,
+        documents=documents.astype({"year": "Int32"}),
+        embeddings=(documents["doc_id"].tolist(), vectors),
+        clusters=clusters,
+    )
     seen = {}
     monkeypatch.setattr(
         encoders, "load_encoder", lambda c: seen.setdefault("load", c) and hashing_encoder

@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 
 from pipeline.stages import metrics
-from pipeline.stages.metrics import build_metrics
+from pipeline.stages.metrics import make_metrics
+from tests.support.build_folder import write_build
 
 
 def _tiny_build() -> dict:
@@ -67,7 +68,7 @@ def test_build_metrics_on_a_tiny_build():
     documents, clusters, topics, themes = (
         frames[k] for k in ("documents", "clusters", "topics", "themes")
     )
-    figures = build_metrics(documents, clusters, topics, themes)
+    figures = make_metrics(documents, clusters, topics, themes)
     assert figures["topics"] == 2 and figures["themes"] == 1
     assert figures["outlier_share_raw"] == 0.5 and figures["outlier_share_final"] == 0.25
     assert figures["largest_topic_share"] == 0.5
@@ -86,14 +87,11 @@ def test_term_figures_are_kept_when_the_terms_basis_is_unchanged(tmp_path, monke
     not counted again; shares are."""
     import numpy as np
 
-    from pipeline import schemas, tables
+    from pipeline import tables
     from pipeline.stages import metrics
 
     frames = _tiny_build()
-    paths = {name: tmp_path / f"{name}.parquet" for name in frames}
-    for name, frame in frames.items():
-        notes = {"basis": "b1"} if name in ("topics", "themes") else None
-        tables.write_table(frame, paths[name], getattr(schemas, name.upper()), notes=notes)
+    paths = write_build(tmp_path, {"topics": {"basis": "b1"}, "themes": {"basis": "b1"}}, **frames)
     out = tmp_path / "metrics.json"
     metrics.run(paths["documents"], paths["clusters"], paths["topics"], paths["themes"], out)
     first = tables.read_json(out, "metrics")
@@ -104,12 +102,12 @@ def test_term_figures_are_kept_when_the_terms_basis_is_unchanged(tmp_path, monke
 
     monkeypatch.setattr(metrics, "term_texts", never)
     clusters = frames["clusters"].assign(topic=np.array([0, 0, 0, -1], dtype=np.int32))
-    tables.write_table(clusters, paths["clusters"], schemas.CLUSTERS)
+    write_build(tmp_path, clusters=clusters)
     metrics.run(paths["documents"], paths["clusters"], paths["topics"], paths["themes"], out)
     second = tables.read_json(out, "metrics")
     assert second["npmi_by_topic"] == first["npmi_by_topic"]
     assert second["largest_topic_share"] == 0.75 != first["largest_topic_share"]
-    tables.write_table(frames["topics"], paths["topics"], schemas.TOPICS, notes={"basis": "b2"})
+    write_build(tmp_path, {"topics": {"basis": "b2"}}, topics=frames["topics"])
     with pytest.raises(AssertionError, match="counted again"):
         metrics.run(paths["documents"], paths["clusters"], paths["topics"], paths["themes"], out)
 
