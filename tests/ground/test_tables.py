@@ -12,22 +12,22 @@ import pytest
 from pipeline import schemas, tables
 from pipeline.config import ClusterConfig, LabelConfig
 from pipeline.errors import PipelineError
+from tests.support import tables as make
 
 
 def _documents(**overrides) -> pd.DataFrame:
-    frame = pd.DataFrame(
-        {
-            "doc_id": ["p1", "p2"],
-            "venue": ["ICML", "ICLR Workshop"],
-            "conference": ["ICML", "ICLR"],
-            "track": ["Oral", "Workshop"],
-            "year": pd.array([2025, None], dtype="Int32"),
-            "title": ["A title", None],
-            "abstract": ["first abstract text", "second abstract text"],
-            "source": ["a.txt:3", "b.csv:row 1"],
-            "source_id": [None, "x-1"],
-            "url": [None, None],
-        }
+    """Two papers, the second a workshop's without a year or title; `overrides` replace columns
+    after the table is built (a bad table on purpose)."""
+    frame = make.documents(
+        ["first abstract text", "second abstract text"],
+        doc_ids=["p1", "p2"],
+        venues=["ICML", "ICLR Workshop"],
+        conferences=["ICML", "ICLR"],
+        tracks=["Oral", "Workshop"],
+        years=[2025, None],
+        titles=["A title", None],
+        sources=["a.txt:3", "b.csv:row 1"],
+        source_ids=[None, "x-1"],
     )
     for key, value in overrides.items():
         frame[key] = value
@@ -35,16 +35,13 @@ def _documents(**overrides) -> pd.DataFrame:
 
 
 def _topics(**extra) -> pd.DataFrame:
-    frame = pd.DataFrame(
-        {
-            "topic": [-1, 0],
-            "label": ["Unassigned", "graphs / sparse"],
-            "terms": [["a", "b"], ["graphs", "sparse"]],
-            "term_weights": [[0.2, 0.1], [0.3, 0.05]],
-            "size": [3, 5],
-            "theme": [-1, 0],
-            "representative_docs": [[], ["p2", "p1"]],
-        }
+    frame = make.topics(
+        [-1, 0],
+        labels=["Unassigned", "graphs / sparse"],
+        terms=[["a", "b"], ["graphs", "sparse"]],
+        term_weights=[[0.2, 0.1], [0.3, 0.05]],
+        sizes=[3, 5],
+        representative_docs=[[], ["p2", "p1"]],
     )
     for key, value in extra.items():
         frame[key] = value
@@ -207,11 +204,7 @@ def test_topic_schema_is_fixed(tmp_path, extra):
 
 
 def _clusters(doc_ids=("p1", "p2")) -> pd.DataFrame:
-    n = len(doc_ids)
-    return pd.DataFrame(
-        {"doc_id": list(doc_ids), "topic": [0] * n, "x": [0.0] * n, "y": [1.0] * n,
-         "raw_outlier": [False] * n, "placed": ["fit"] * n, "similarity": [0.5] * n}
-    )  # fmt: skip
+    return make.clusters(doc_ids, [0] * len(doc_ids), y=1.0, raw_outlier=False, similarity=0.5)
 
 
 def test_join_papers_keeps_clusters_order_and_refuses_other_papers():

@@ -7,7 +7,6 @@ from __future__ import annotations
 import ast
 import logging
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -16,6 +15,7 @@ from pipeline.config import CompareConfig
 from pipeline.errors import PipelineError
 from pipeline.stages import compare
 from pipeline.stages import csv as csv_tables
+from tests.support import tables as make
 from tests.support.build_folder import write_build
 from tests.support.runs import run_main
 
@@ -23,51 +23,25 @@ from tests.support.runs import run_main
 def _frames() -> dict[str, pd.DataFrame]:
     """Five papers: topic 0 (p0, p1), topic 1 (p2, p3), one unassigned (p4); two venues."""
     n = 5
-    documents = pd.DataFrame(
-        {
-            "doc_id": [f"p{i}" for i in range(n)],
-            "venue": ["ICML", "ICLR", "ICML", "ICML", "ICLR"],
-            "conference": ["ICML", "ICLR", "ICML", "ICML", "ICLR"],
-            "track": [""] * n,
-            "year": pd.array([2023, 2023, None, 2022, 2023], dtype="Int32"),
-            "title": ["Optimal transport", None, "Graphs", "Message passing", "Noise"],
-            "abstract": [f'Abstract {i}, with a comma and "quotes".' for i in range(n)],
-            "source": [f"a.csv:row {i}" for i in range(n)],
-            "source_id": [None] * n,
-            "url": ["https://x.org/0", None, None, None, None],
-        }
+    documents = make.documents(
+        [f'Abstract {i}, with a comma and "quotes".' for i in range(n)],
+        venues=["ICML", "ICLR", "ICML", "ICML", "ICLR"],
+        years=[2023, 2023, None, 2022, 2023],
+        titles=["Optimal transport", None, "Graphs", "Message passing", "Noise"],
+        sources=[f"a.csv:row {i}" for i in range(n)],
+        urls=["https://x.org/0", None, None, None, None],
     )
-    clusters = pd.DataFrame(
-        {
-            "doc_id": [f"p{i}" for i in range(n)],
-            "topic": np.array([0, 0, 1, 1, -1], dtype=np.int32),
-            "x": np.zeros(n, dtype=np.float32),
-            "y": np.zeros(n, dtype=np.float32),
-            "raw_outlier": [False, False, False, False, True],
-            "placed": "fit",
-            "similarity": np.full(n, 0.5, dtype=np.float32),
-        }
+    clusters = make.clusters(documents["doc_id"], [0, 0, 1, 1, -1], similarity=0.5)
+    topics = make.topics(
+        [0, 1, -1],  # as written: -1 last
+        labels=["optimal transport", "graph, message passing", "Unassigned"],
+        terms=[["optimal transport", "wasserstein"], ["graph", "message passing"], []],
+        term_weights=[[0.3, 0.2], [0.25, 0.1], []],
+        sizes=[2, 2, 1],
+        themes=[0, 0, -1],
+        representative_docs=[["p1"], ["p2", "p3"], []],
     )
-    topics = pd.DataFrame(
-        {
-            "topic": np.array([0, 1, -1], dtype=np.int32),  # as written: -1 last
-            "label": ["optimal transport", "graph, message passing", "Unassigned"],
-            "terms": [["optimal transport", "wasserstein"], ["graph", "message passing"], []],
-            "term_weights": [[0.3, 0.2], [0.25, 0.1], []],
-            "size": np.array([2, 2, 1], dtype=np.int32),
-            "theme": np.array([0, 0, -1], dtype=np.int32),
-            "representative_docs": [["p1"], ["p2", "p3"], []],
-        }
-    )
-    themes = pd.DataFrame(
-        {
-            "theme": np.array([0, -1], dtype=np.int32),
-            "label": ["geometry, graphs", "Unassigned"],
-            "terms": [["geometry"], []],
-            "size": np.array([4, 1], dtype=np.int32),
-            "topics": [[0, 1], [-1]],
-        }
-    )
+    themes = make.themes_of(topics, labels={0: "geometry, graphs"}, terms={0: ["geometry"]})
     venue_topics = compare.make_venue_topics(documents, clusters, topics, themes, CompareConfig())
     return {"documents": documents, "clusters": clusters, "topics": topics, "themes": themes,
             "venue_topics": venue_topics}  # fmt: skip

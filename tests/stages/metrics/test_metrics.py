@@ -7,59 +7,38 @@ import pytest
 
 from pipeline.stages import metrics
 from pipeline.stages.metrics import make_metrics
+from tests.support import tables as make
 from tests.support.build_folder import write_build
 
 
 def _tiny_build() -> dict:
-    documents = pd.DataFrame(
-        {
-            "doc_id": ["d0", "d1", "d2", "d3"],
-            "venue": ["A", "A", "B", "B"],
-            "conference": ["A", "A", "B", "B"],
-            "track": [""] * 4,
-            "year": [2023] * 4,
-            "title": [None] * 4,
-            "abstract": [
-                "Optimal transport with sinkhorn iterations.",
-                "Optimal transport and sinkhorn barycenters.",
-                "Graph neural networks pass messages.",
-                "Quantum annealing schedules.",
-            ],
-            "source": ["s"] * 4,
-            "source_id": [None] * 4,
-            "url": [None] * 4,
-        }
+    documents = make.documents(
+        [
+            "Optimal transport with sinkhorn iterations.",
+            "Optimal transport and sinkhorn barycenters.",
+            "Graph neural networks pass messages.",
+            "Quantum annealing schedules.",
+        ],
+        doc_ids=["d0", "d1", "d2", "d3"],
+        venues=["A", "A", "B", "B"],
+        years=2023,
+        sources="s",
     )
-    clusters = pd.DataFrame(
-        {"doc_id": ["d0", "d1", "d2", "d3"], "topic": [0, 0, 1, -1], "x": 0.0, "y": 0.0}
+    clusters = make.clusters(
+        documents["doc_id"], [0, 0, 1, -1], raw_outlier=[False, True, False, True], similarity=0.5
     )
-    clusters["raw_outlier"] = [False, True, False, True]
-    clusters["placed"], clusters["similarity"] = "fit", 0.5
-    topics = pd.DataFrame(
-        {
-            "topic": [-1, 0, 1],
-            "label": ["Unassigned", "optimal transport, sinkhorn", "graph neural networks"],
-            "terms": [["quantum"], ["optimal transport", "sinkhorn"], ["graph neural networks"]],
-            "term_weights": [[0.1], [0.3, 0.2], [0.4]],
-            "size": [1, 2, 1],
-            "theme": [-1, 0, 0],
-            "representative_docs": [[], ["d0"], ["d2"]],
-        }
+    topics = make.topics(
+        [-1, 0, 1],
+        labels=["Unassigned", "optimal transport, sinkhorn", "graph neural networks"],
+        terms=[["quantum"], ["optimal transport", "sinkhorn"], ["graph neural networks"]],
+        term_weights=[[0.1], [0.3, 0.2], [0.4]],
+        sizes=[1, 2, 1],
+        themes=[-1, 0, 0],
+        representative_docs=[[], ["d0"], ["d2"]],
     )
-    themes = pd.DataFrame(
-        {
-            "theme": [0, -1],
-            "label": ["maths", "Unassigned"],
-            "terms": [["optimal transport"], ["quantum"]],
-            "size": [3, 1],
-            "topics": [[0, 1], [-1]],
-        }
+    themes = make.themes_of(
+        topics, labels={0: "maths"}, terms={0: ["optimal transport"], -1: ["quantum"]}
     )
-    clusters = clusters.astype({"topic": "int32", "x": "float32", "y": "float32"})
-    clusters["similarity"] = clusters["similarity"].astype("float32")
-    documents["year"] = pd.array(documents["year"], dtype="Int32")
-    for frame, column in ((topics, "topic"), (topics, "theme"), (themes, "theme")):
-        frame[column] = frame[column].astype("int32")
     return {"documents": documents, "clusters": clusters, "topics": topics, "themes": themes}
 
 
