@@ -14,15 +14,14 @@ compiles as the user has it set.
 from __future__ import annotations
 
 import logging
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from pipeline import schemas, tables
-from pipeline.commands import BUILD, FILES, run_command
+from pipeline import schemas, tables, timings
+from pipeline.commands import BUILD, COMMANDS, FILES, run_command
 from pipeline.config import Config, load_config, parse_config
 from pipeline.errors import PipelineError
 from pipeline.labels import with_labels
@@ -144,8 +143,12 @@ def build(
             raise PipelineError("papers must be a pandas DataFrame with an 'abstract' column")
         out.mkdir(parents=True, exist_ok=True)
         tables.atomic_write(out / PAPERS_FILE, lambda tmp: papers.to_parquet(tmp, index=False))
+    # each stage's figures in out/.timings/ too, as the CLI's (timings.py)
     for name in BUILD:
-        started = time.perf_counter()
+        started = timings.begin(out, name)
         run_command(name, resolved, {})
-        log.info("build: %s done in %.1f s", name, time.perf_counter() - started)
+        engine = resolved.engine.kind if COMMANDS[name].engine else None
+        log.info(
+            "build: %s done in %.1f s", name, timings.finish(out, name, started, engine)["wall_s"]
+        )
     return Build(out)

@@ -13,11 +13,10 @@ import glob
 import logging
 import os
 import sys
-import time
 from pathlib import Path
 
-from pipeline import progress
-from pipeline.commands import COMMANDS, FILES, run_command, write_stamps
+from pipeline import progress, timings
+from pipeline.commands import COMMANDS, FILES, Command, run_command, write_stamps
 from pipeline.config import Config, load_config
 from pipeline.encoder import modes_path
 from pipeline.errors import PipelineError
@@ -128,11 +127,12 @@ def dispatch(args: argparse.Namespace) -> None:
         write_stamps(config, Path(config.output_dir))
     else:
         name = args.stage if args.command == "stage" else args.command
-        started = time.perf_counter()
         command = COMMANDS[name]
-        flags = {f: getattr(args, f) for f, _ in command.flags}
-        run_command(name, config, {f: getattr(args, f) for f in command.files}, flags)
-        log_resources(name, started)
+        paths = {f: getattr(args, f) for f in command.files}
+        out = output_folder(command, paths, config)
+        started = timings.begin(out, name)
+        run_command(name, config, paths, {f: getattr(args, f) for f, _ in command.flags})
+        log_resources(out, command, config, started)
 
 
 def prepare_process(args: argparse.Namespace) -> None:
@@ -185,21 +185,23 @@ def describe_os_error(exc: OSError) -> str:
     return where + reason
 
 
-def peak_memory_mb() -> float:
-    """This process's peak resident memory. VmHWM counts this program only; ru_maxrss (the
-    fallback off Linux) also counts a large parent that forked it, as Linux keeps it over exec."""
-    try:
-        for line in Path("/proc/self/status").read_text(encoding="utf-8").splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024  # kB
-    except OSError:
-        pass
-    import resource
-
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+def output_folder(command: Command, paths: dict[str, Path | None], config: Config) -> Path:
+    """The output folder the stage writes into: its first output's (as FILES places that in
+    one), or the config's when no path is given."""
+    first = command.outputs[0]
+    if paths.get(first) is None:
+        return Path(config.output_dir)
+    return Path(paths[first]).resolve().parents[len(Path(FILES[first]).parts) - 1]
 
 
-def log_resources(stage: str, started: float) -> None:
-    """One line per stage with its wall time and peak memory (read by `make bench`)."""
-    seconds = time.perf_counter() - started
-    log.info("stage %s: %.2f s wall, peak memory %.0f MB", stage, seconds, peak_memory_mb())
+def log_resources(out: Path, command: Command, config: Config, started: float) -> None:
+    """One line per stage with its wall time and peak memory, and the same figures in its
+    record (`pipeline.timings`: `<out>/.timings/<stage>.json`, which the benches read)."""
+    engine = config.engine.kind if command.engine else None
+    figures = timings.finish(out, command.name, started, engine)
+    log.info(
+        "stage %s: %.2f s wall, peak memory %.0f MB",
+        command.name,
+        figures["wall_s"],
+        figures["peak_mb"],
+    )

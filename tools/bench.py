@@ -43,7 +43,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -66,6 +65,7 @@ import bench_modes  # noqa: E402  (beside this file)
 import bench_ray  # noqa: E402  (beside this file)
 import bench_ray_scaling  # noqa: E402  (beside this file)
 import bench_sample  # noqa: E402  (beside this file)
+import bench_stage  # noqa: E402  (beside this file)
 
 from pipeline import encoder as encoders  # noqa: E402
 from pipeline import schemas, tables  # noqa: E402
@@ -73,7 +73,6 @@ from pipeline.config import load_config  # noqa: E402
 from pipeline.stages import ingest  # noqa: E402
 from pipeline.text import embedding_texts  # noqa: E402
 
-STAGE_LINE = re.compile(r"stage (\w+): ([\d.]+) s wall, peak memory (\d+) MB")
 N_ADDED = 19
 LIMIT_PAPERS = 500  # the limit section's texts: enough for a stable rate, a minute a precision
 ADDED = ROOT / "data/raw/iclr2025_abstracts.txt"  # 19 ICLR 2025 abstracts
@@ -122,20 +121,11 @@ def bench_embed(texts: list[str], config_path: Path, runs: int) -> dict:
     }
 
 
-def _make(config: Path) -> tuple[float, dict[str, tuple[float, int]], str]:
-    start = time.perf_counter()
-    result = subprocess.run(
-        ["make", "--no-print-directory", "all", f"CONFIG={config}"],
-        cwd=ROOT,
-        env={k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")},
-        capture_output=True,
-        text=True,
-    )
-    seconds = time.perf_counter() - start
-    if result.returncode != 0:
-        sys.exit(f"bench: make failed:\n{result.stderr[-3000:]}")
-    stages = {m[0]: (float(m[1]), int(m[2])) for m in STAGE_LINE.findall(result.stderr)}
-    return seconds, stages, result.stderr
+def _make(config: Path) -> tuple[float, dict[str, tuple[float, int]], dict[str, dict]]:
+    """`make all`: its seconds, (wall seconds, peak MB) of each stage it ran, their records."""
+    seconds, records = bench_stage.run_make(config)
+    stages = {name: (r["wall_s"], r["peak_mb"]) for name, r in records.items()}
+    return seconds, stages, records
 
 
 def _write_config(path: Path, base: dict, inputs: list[str], out: Path, cache: Path) -> Path:
@@ -216,7 +206,7 @@ def bench_build(config_path: Path, documents: pd.DataFrame, texts: list[str], wo
     load = [round(load_before, 1), round(os.getloadavg()[0], 1)]
     before = _clusters(out)
     _write_config(work / "grown.yaml", base, [str(corpus), str(added)], out, cache)
-    inc_s, inc_stages, inc_log = _make(work / "grown.yaml")
+    inc_s, inc_stages, inc_records = _make(work / "grown.yaml")
     after = _clusters(out)
     kept = after.merge(before, on="doc_id", suffixes=("", "_before"))
     unchanged = all(
@@ -226,7 +216,6 @@ def bench_build(config_path: Path, documents: pd.DataFrame, texts: list[str], wo
     retitled = dict(base, render=dict(base.get("render") or {}, title="Benchmark re-render"))
     _write_config(work / "grown.yaml", retitled, [str(corpus), str(added)], out, cache)
     render_s, render_stages, _ = _make(work / "grown.yaml")
-    newly = re.search(r"embedded (\d+) new papers", inc_log)
     return {
         "cold_s": cold_s,
         "load": load,  # the 1-minute load average before the cold build and after BERTopic's
@@ -237,7 +226,7 @@ def bench_build(config_path: Path, documents: pd.DataFrame, texts: list[str], wo
         "bertopic_fit_s": baseline["fit_s"],
         "cold_speedup": baseline["total_s"] / cold_s,
         "add_19_s": inc_s,
-        "add_19_embedded": int(newly.group(1)) if newly else None,
+        "add_19_embedded": inc_records.get("embed", {}).get("new_papers"),
         "add_19_placed": int((after["placed"] == "added").sum()),
         "add_19_unchanged": bool(unchanged),
         "add_19_speedup": cold_s / inc_s,
@@ -262,28 +251,19 @@ def bench_scaling(config_path: Path, work: Path, sizes: list[int]) -> list[dict]
         grown["doc_id"] = [f"{d}-{c}" for d, c in zip(grown["doc_id"], copy, strict=True)]
         noisy = vectors[take] + rng.normal(0, 0.01, (size, vectors.shape[1])).astype(np.float32)
         noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
-        tables.write_table(grown, folder / "documents.parquet", schemas.DOCUMENTS)
-        tables.write_embeddings(grown["doc_id"].tolist(), noisy, folder / "embeddings.parquet")
+        how = f"the cold build's papers repeated to {size}, embeddings perturbed (seed 0)"
+        bench_stage.write_tables(folder, grown, cold / "documents.parquet", how, noisy)
         config = _write_config(
             folder / "config.yaml", yaml.safe_load(config_path.read_text(encoding="utf-8")),
             [str(folder / "documents.parquet")], folder, work / "cache",
         )  # fmt: skip
         row = {"papers": size}
         for stage in SCALING_STAGES:
-            row[stage] = _stage(stage, config)
+            figures = bench_stage.run_stage(stage, config)
+            row[stage] = (figures["wall_s"], figures["peak_mb"])
         rows.append(row)
         print(json.dumps(row), flush=True)
     return rows
-
-
-def _stage(stage: str, config_path: Path) -> tuple[float, int]:
-    """Run one stage on its config's output folder; (wall seconds, peak MB) from its log."""
-    command = [sys.executable, "-m", "pipeline", stage, "--config", str(config_path.resolve())]
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
-    if result.returncode != 0:
-        sys.exit(f"bench: {stage} failed:\n{result.stderr[-3000:]}")
-    found = STAGE_LINE.search(result.stderr)
-    return float(found[2]), int(found[3])
 
 
 def report(results: dict) -> str:

@@ -16,17 +16,16 @@ Developer code: not part of the installed package.
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
+from bench_stage import figure
 
 ROOT = Path(__file__).resolve().parents[1]
 MIN_MEAN_COSINE = 0.99
 MAX_FIGURE_GAP = 0.01  # NPMI and diversity, from fp32's
-RATE = re.compile(r"embedded \d+ new papers .*\(([\d.]+) papers/s\)")
 
 
 def _build(config: Path, out: Path, precision: str, seed: int | None = None) -> float:
@@ -41,8 +40,10 @@ def _build(config: Path, out: Path, precision: str, seed: int | None = None) -> 
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     if result.returncode != 0:
         raise SystemExit(f"bench: build with {precision} failed:\n{result.stderr[-3000:]}")
-    found = RATE.search(result.stderr)
-    return float(found[1]) if found else float("nan")
+    from pipeline import timings
+
+    record = timings.read(out, "embed")
+    return figure(record, "new_papers", "embed") / figure(record, "embed_s", "embed")
 
 
 def _outcome(out: Path) -> tuple[np.ndarray, np.ndarray, dict]:

@@ -11,10 +11,7 @@ Developer code (imported by tools/bench.py): it is not part of the installed pac
 from __future__ import annotations
 
 import os
-import re
 import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -22,17 +19,13 @@ import numpy as np
 import pandas as pd
 import yaml
 from bench_limit import cpu_flags
+from bench_stage import figure, run_stage
 
 from pipeline import schemas, tables
 from pipeline.config import EngineConfig
 from pipeline.stages import ingest
 
 ROOT = Path(__file__).resolve().parents[1]
-EMBEDDED = re.compile(r"embedded (\d+) new papers \(\d+ from the cache\) in ([\d.]+) s")
-ON_RAY = re.compile(r"ray: embedded (\d+) papers in (\d+) shards on (\d+) actors in ([\d.]+) s")
-# the embedding itself: locally once the model was loaded, on Ray once the first actor was ready
-WORKING = re.compile(r"([\d.]+) s once the model was loaded|([\d.]+) s of it embedding once")
-STAGE = re.compile(r"stage (\w+): ([\d.]+) s wall, peak memory (\d+) MB")
 WORKERS = 2
 
 
@@ -40,7 +33,7 @@ def as_ingest_leaves(documents: Path, engine: dict) -> None:
     """Beside a documents table, what the ingest stage leaves for the engine (on Ray, the
     documents shards), so that a timed embed stage does not write them itself."""
     papers = tables.read_table(documents, schemas.DOCUMENTS)
-    fingerprint = tables.stage_lineage(None, documents=documents).inputs["documents"]
+    fingerprint = tables.read_lineage(documents, "documents").fingerprint
     ingest.write_shards(papers, documents, EngineConfig(**engine), fingerprint)
 
 
@@ -57,28 +50,20 @@ def _config(base: dict, work: Path, kind: str) -> Path:
     return path
 
 
-def _stage(stage: str, config: Path) -> str:
-    """Run one stage in its own process; its log."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))  # Ray's workers import this checkout too
-    command = [sys.executable, "-m", "pipeline", stage, "--config", str(config)]
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env)
-    if result.returncode != 0:
-        sys.exit(f"bench: {stage} failed:\n{result.stderr[-3000:]}")
-    return result.stderr
-
-
 def _embed(config: Path) -> dict:
     """One cold embed stage (no cache): its figures, and the load average when it started."""
     load = os.getloadavg()[0]
-    log = _stage("embed", config)
-    papers, seconds = EMBEDDED.search(log).groups()
-    working = WORKING.search(log)
-    figures = {"papers": int(papers), "embed_s": float(seconds), "load": load,
-               "stage_s": float(STAGE.search(log)[2]),
-               "working_s": float(working[1] or working[2])}  # fmt: skip
-    ray = ON_RAY.search(log)
-    if ray:  # the actors' own time: from the first shard handed out to the last one back
-        figures.update(shards=int(ray[2]), actors=int(ray[3]), actors_s=float(ray[4]))
+    record = run_stage("embed", config)
+    figures = {
+        "papers": figure(record, "new_papers", "embed"),
+        "embed_s": figure(record, "embed_s", "embed"),
+        "load": load,
+        "stage_s": figure(record, "wall_s", "embed"),
+        "working_s": figure(record, "embedding_s", "embed"),
+    }
+    if record.get("engine") == "ray":  # the actors' own time: first shard handed out to last back
+        figures.update({name: figure(record, name, "embed") for name in ("shards", "actors")})
+        figures["actors_s"] = figure(record, "ray_s", "embed")
     return figures
 
 
@@ -90,7 +75,7 @@ def _median_run(runs: list[dict]) -> dict:
 def _topics(config: Path) -> float:
     start = time.perf_counter()
     for stage in ("cluster", "label"):
-        _stage(stage, config)
+        run_stage(stage, config)
     return time.perf_counter() - start
 
 

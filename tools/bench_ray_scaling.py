@@ -16,14 +16,14 @@ Developer code (imported by tools/bench.py): it is not part of the installed pac
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import sys
 from pathlib import Path
 
 import numpy as np
 import yaml
-from bench_ray import EMBEDDED, _stage, as_ingest_leaves
+from bench_ray import as_ingest_leaves
+from bench_stage import figure, run_stage, write_tables
 
 from pipeline import schemas, tables
 from pipeline.encoder import cpu_flags
@@ -31,7 +31,6 @@ from pipeline.encoder import cpu_flags
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = ROOT.parent / "shared" / "corpora"
 STAGES = ("embed", "cluster", "label")
-STAGE = re.compile(r"stage (\w+): ([\d.]+) s wall, peak memory (\d+) MB")
 
 
 def grown_documents(documents, size: int):
@@ -46,12 +45,14 @@ def grown_documents(documents, size: int):
 
 
 def _real_documents(work: Path):
+    """(the shared corpora's papers, ingested; the documents table holding them)."""
     from pipeline.config import IngestConfig
     from pipeline.stages import ingest
 
     files = sorted(str(p) for p in CORPORA.glob("*.parquet"))
     out = work / "ray-scaling-ingest"
-    return ingest.run(IngestConfig(), files, out / "documents.parquet", out / "rejected.parquet")
+    documents = out / "documents.parquet"
+    return ingest.run(IngestConfig(), files, documents, out / "rejected.parquet"), documents
 
 
 def _engine_config(base: dict, folder: Path, kind: str, workers: int) -> Path:
@@ -66,12 +67,11 @@ def _engine_config(base: dict, folder: Path, kind: str, workers: int) -> Path:
 def _run(config: Path) -> dict:
     row = {}
     for stage in STAGES:
-        log = _stage(stage, config)
-        found = STAGE.search(log)
-        row[stage] = (float(found[2]), int(found[3]))
+        record = run_stage(stage, config)
+        row[stage] = (record["wall_s"], record["peak_mb"])
         if stage == "embed":
-            papers, seconds = EMBEDDED.search(log).groups()
-            row["embed_per_s"] = int(papers) / float(seconds)
+            papers, seconds = (figure(record, f, stage) for f in ("new_papers", "embed_s"))
+            row["embed_per_s"] = papers / seconds
     return row
 
 
@@ -83,7 +83,7 @@ def _outcome(folder: Path):
 
 def bench_ray_scaling(config_path: Path, work: Path, sizes: list[int]) -> list[dict]:
     base = yaml.safe_load(config_path.read_text(encoding="utf-8"))
-    documents = _real_documents(work)
+    documents, source = _real_documents(work)
     rows = []
     for size in sizes:
         engines = [("local", 2), ("ray", 2)] + ([("ray", 1)] if size == min(sizes) else [])
@@ -91,7 +91,7 @@ def bench_ray_scaling(config_path: Path, work: Path, sizes: list[int]) -> list[d
         for kind, workers in engines:
             folder = work / f"ray-scaling-{size}-{kind}-{workers}"
             folder.mkdir(parents=True)
-            tables.write_table(grown, folder / "documents.parquet", schemas.DOCUMENTS)
+            write_tables(folder, grown, source, f"the real papers repeated to {size}")
             engine = dict(base.get("engine") or {}, kind=kind)
             as_ingest_leaves(folder / "documents.parquet", engine)
             row = {"papers": size, "engine": kind, "workers": workers}
@@ -136,25 +136,22 @@ def report(rows: list[dict]) -> list[str]:
     return lines
 
 
-def _real_vectors(base: dict, documents, work: Path) -> np.ndarray:
+def _real_vectors(base: dict, source: Path, work: Path) -> np.ndarray:
     """The real papers' embeddings (the config's embed section and cache)."""
     folder = work / "ray-label-real"
     folder.mkdir(parents=True)
-    tables.write_table(documents, folder / "documents.parquet", schemas.DOCUMENTS)
+    shutil.copy(source, folder / "documents.parquet")
     data = dict(base, inputs=[str(folder / "documents.parquet")], output_dir=str(folder))
     data["embed"] = dict(base.get("embed") or {}, progress_bar=False)
     (folder / "config.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
-    _stage("embed", folder / "config.yaml")
+    run_stage("embed", folder / "config.yaml")
     return tables.read_embeddings(folder / "embeddings.parquet")[1]
 
 
 def _label_row(folder: Path, size: int, kind: str, workers: int, base: dict) -> dict:
-    config = _engine_config(base, folder, kind, workers)
-    log = _stage("label", config)
-    found = STAGE.search(log)
-    label = (float(found[2]), int(found[3]))
-    return {"papers": size, "engine": kind, "workers": workers, "label": label,
-            "ray_log": "ray: counted" in log}  # fmt: skip
+    record = run_stage("label", _engine_config(base, folder, kind, workers))
+    label = (record["wall_s"], record["peak_mb"])
+    return {"papers": size, "engine": kind, "workers": workers, "label": label}
 
 
 def bench_label_ray(config_path: Path, work: Path, sizes: list[int]) -> list[dict]:
@@ -162,8 +159,8 @@ def bench_label_ray(config_path: Path, work: Path, sizes: list[int]) -> list[dic
     real papers repeated (copies' titles marked), their embeddings perturbed (no embedding),
     clustered once on the local engine; the same topics and themes on every engine?"""
     base = yaml.safe_load(config_path.read_text(encoding="utf-8"))
-    documents = _real_documents(work)
-    vectors = _real_vectors(base, documents, work)
+    documents, source = _real_documents(work)
+    vectors = _real_vectors(base, source, work)
     rng = np.random.default_rng(0)
     rows = []
     for size in sizes:
@@ -175,9 +172,9 @@ def bench_label_ray(config_path: Path, work: Path, sizes: list[int]) -> list[dic
         noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
         local = work / f"ray-label-{size}-local-2"
         local.mkdir(parents=True)
-        tables.write_table(grown, local / "documents.parquet", schemas.DOCUMENTS)
-        tables.write_embeddings(grown["doc_id"].tolist(), noisy, local / "embeddings.parquet")
-        _stage("cluster", _engine_config(base, local, "local", 2))
+        how = f"the real papers repeated to {size}, copies' embeddings perturbed (seed 0)"
+        write_tables(local, grown, source, how, noisy)
+        run_stage("cluster", _engine_config(base, local, "local", 2))
         engines = [("local", 2), ("ray", 2)] + ([("ray", 1)] if size == min(sizes) else [])
         for kind, workers in engines:
             folder = work / f"ray-label-{size}-{kind}-{workers}"
@@ -197,12 +194,12 @@ def bench_label_ray(config_path: Path, work: Path, sizes: list[int]) -> list[dic
 def report_label(rows: list[dict]) -> list[str]:
     lines = [
         _heading("label on the engines"),
-        "  papers | engine  | label | terms counted on Ray | same topics and themes as local",
+        "  papers | engine  | label | same topics and themes as local",
     ]
     for r in rows:
         engine = _engine(r)
         lines.append(
             f"  {r['papers']:>7} | {engine:7} | {r['label'][0]:.0f} s / {r['label'][1]} MB | "
-            f"{'yes' if r['ray_log'] else 'no'} | {'yes' if r['same_labels'] else 'NO'}"
+            f"{'yes' if r['same_labels'] else 'NO'}"
         )
     return lines

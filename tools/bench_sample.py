@@ -10,32 +10,16 @@ Developer code: not part of the installed package.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import time
 from pathlib import Path
 
 import yaml
+from bench_stage import run_make
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = ROOT.parent / "shared" / "corpora"
 FILES = [f"{venue}{year}.parquet" for venue in ("iclr", "icml") for year in range(2020, 2024)]
 FIGURES = ("topics", "outlier_share_final", "largest_topic_share", "npmi_mean", "topic_diversity")
-
-
-def _make(goal: str, config: Path) -> float:
-    start = time.perf_counter()
-    result = subprocess.run(
-        ["make", "--no-print-directory", goal, f"CONFIG={config}"],
-        cwd=ROOT,
-        env={k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")},
-        capture_output=True,
-        text=True,
-    )
-    if result.returncode != 0:
-        raise SystemExit(f"bench: make {goal} failed:\n{result.stderr[-3000:]}")
-    return time.perf_counter() - start
 
 
 def _config(work: Path, name: str, cache: Path, **cluster) -> Path:
@@ -60,15 +44,15 @@ def bench_sample(work: Path, cache: Path) -> dict:
     from pipeline import schemas, tables
 
     full = _config(work, "full", cache)
-    full_s = _make("all", full)
-    _make("stability", full)
+    full_s, _ = run_make(full)
+    run_make(full, "stability")
     n = len(tables.read_table(work / "full" / "documents.parquet", schemas.DOCUMENTS))
     half_dir = work / "half"
     half_dir.mkdir()
     for name in ("documents.parquet", "rejected.parquet", "embeddings.parquet"):
         shutil.copy2(work / "full" / name, half_dir / name)  # the same papers and vectors
     half = _config(work, "half", cache, fit_max_papers=n // 2)
-    half_s = _make("all", half)
+    half_s, _ = run_make(half)
     a = tables.read_table(work / "full" / "clusters.parquet", schemas.CLUSTERS)
     b = tables.read_table(half_dir / "clusters.parquet", schemas.CLUSTERS)
     metrics = {k: json.loads((work / k / "metrics.json").read_text()) for k in ("full", "half")}

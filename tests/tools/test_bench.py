@@ -1,5 +1,6 @@
-"""tools/bench.py, the source of every speed figure in the README: it reads the stage lines the
-CLI logs, writes configs that load, prints its figures, and measures the embedder for real."""
+"""tools/bench.py, the source of every speed figure in docs/benchmarks.md: it reads the figures the
+stages record (pipeline.timings), writes configs that load and tables with lineage, prints its
+figures, and measures the embedder for real."""
 
 from __future__ import annotations
 
@@ -7,15 +8,16 @@ import json
 import logging
 import re
 import shutil
-import time
 import types
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline import cli
+from pipeline import cli, schemas, tables, timings
 from pipeline.config import load_config
+from tests.support import tables as make
+from tests.support.compare_inputs import write_compare_inputs
 from tests.support.paths import ROOT
 from tests.support.runs import bundled_config, load_tool
 
@@ -25,15 +27,63 @@ def _bench():
 
 
 bench = _bench()
+bench_stage = load_tool("bench_stage")
+NAMES = ("documents", "embeddings")
 
 
-def test_stage_lines_the_cli_logs_are_the_lines_bench_reads(caplog):
+def test_a_stage_the_cli_runs_records_the_figures_bench_reads(tmp_path, caplog):
+    """The CLI logs a stage's wall time and peak memory and records them, with its engine, in
+    <output_dir>/.timings/<stage>.json, which the benches read (bench_stage)."""
+    write_compare_inputs(tmp_path, ["ICML", "ICLR"] * 10)
+    config = tmp_path / "c.yaml"
+    config.write_text(f"inputs: [x.txt]\noutput_dir: {tmp_path}\n", encoding="utf-8")
+    (tmp_path / ".timings").mkdir()
+    (tmp_path / ".timings" / "compare.json").write_text('{"stale": 1}', encoding="utf-8")
     with caplog.at_level(logging.INFO, logger="pipeline"):
-        cli.log_resources("cluster", time.perf_counter() - 1.25)
-    found = bench.STAGE_LINE.findall(caplog.text)
-    assert len(found) == 1
-    stage, seconds, megabytes = found[0]
-    assert stage == "cluster" and 1.2 <= float(seconds) < 5 and int(megabytes) > 10
+        assert cli.main(["compare", "--config", str(config)]) == 0
+    record = timings.read(tmp_path, "compare")
+    assert set(record) == {"wall_s", "peak_mb", "engine"} and record["engine"] is None
+    assert 0 < record["wall_s"] < 60 and 50 < record["peak_mb"] < 24_000
+    logged = f"stage compare: {record['wall_s']:.2f} s wall, peak memory {record['peak_mb']} MB"
+    assert logged in caplog.text
+
+
+def test_bench_runs_reads_the_records_of_the_stages_make_ran(tmp_path, monkeypatch):
+    """run_make: the records of the stages this make ran alone (an earlier make's are gone),
+    in the build's order."""
+    out = tmp_path / "out"
+    config = tmp_path / "c.yaml"
+    config.write_text(f"inputs: [x.txt]\noutput_dir: {out}\n", encoding="utf-8")
+    timings.record(out, "ingest", wall_s=9.0)  # an earlier make's
+
+    def make(command, **kwargs):
+        assert command[-1] == f"CONFIG={config}" and kwargs["cwd"] == ROOT
+        for stage, seconds in (("render", 1.0), ("embed", 4.0)):
+            timings.record(out, stage, wall_s=seconds, peak_mb=100)
+        return types.SimpleNamespace(returncode=0, stderr="")
+
+    monkeypatch.setattr(bench_stage.subprocess, "run", make)
+    seconds, records = bench_stage.run_make(config)
+    assert list(records) == ["embed", "render"] and records["embed"]["wall_s"] == 4.0
+    assert seconds >= 0
+    with pytest.raises(SystemExit, match="the embed stage recorded no 'embedding_s'"):
+        bench_stage.figure(records["embed"], "embedding_s", "embed")
+
+
+def test_bench_tables_have_the_lineage_the_stages_after_accept(tmp_path):
+    """A bench's grown documents and perturbed embeddings are written with lineage: the next
+    stage takes them as one build, and they name the table they were made from."""
+    source = tmp_path / "source.parquet"
+    papers = make.documents(n=3)
+    tables.write_table(papers, source, schemas.DOCUMENTS, tables.make_lineage("ingest", {}))
+    vectors = np.eye(3, 8, dtype=np.float32)
+    bench_stage.write_tables(tmp_path, papers, source, "three papers", vectors)
+    made = tables.read_lineage(tmp_path / "documents.parquet")
+    assert made.inputs == {"grown_from": tables.read_lineage(source).fingerprint}
+    read = tables.stage_lineage("cluster", **{n: tmp_path / f"{n}.parquet" for n in NAMES})
+    assert read.inputs["documents"] == made.fingerprint
+    ids, found = tables.read_embeddings(tmp_path / "embeddings.parquet", documents=papers)
+    assert np.array_equal(found, vectors)
 
 
 def test_bench_configs_load_with_their_own_cache_and_no_progress_bar(tmp_path):
@@ -112,8 +162,8 @@ def test_a_stage_run_by_bench_reports_its_time_and_memory(bundled_build, tmp_pat
     out = tmp_path / "out"
     shutil.copytree(bundled_build, out)
     config = bundled_config(tmp_path / "c.yaml", bundled_build, out)
-    seconds, megabytes = bench._stage("compare", config)
-    assert 0 < seconds < 60 and 50 < megabytes < 24_000
+    record = bench_stage.run_stage("compare", config)
+    assert 0 < record["wall_s"] < 60 and 50 < record["peak_mb"] < 24_000
 
 
 # ---------------------------------------------------------------- figures from known timings
@@ -144,12 +194,12 @@ def test_bench_embed_reports_the_median_run_and_its_ratio(monkeypatch, tmp_path)
 
 
 def test_bench_build_speedups_are_baseline_over_cold_and_cold_over_added(monkeypatch, tmp_path):
-    logs = iter([
-        (100.0, {"embed": (40.0, 900)}, ""),
-        (20.0, {"embed": (5.0, 700)}, "embedded 19 new papers"),
-        (2.0, {"render": (2.0, 300)}, ""),
+    runs = iter([
+        (100.0, {"embed": {"wall_s": 40.0, "peak_mb": 900, "new_papers": 3401}}),
+        (20.0, {"embed": {"wall_s": 5.0, "peak_mb": 700, "new_papers": 19}}),
+        (2.0, {"render": {"wall_s": 2.0, "peak_mb": 300}}),
     ])  # fmt: skip
-    monkeypatch.setattr(bench, "_make", lambda config: next(logs))
+    monkeypatch.setattr(bench.bench_stage, "run_make", lambda config: next(runs))
     baseline = {"total_s": 150.0, "embed_s": 110.0, "fit_s": 32.0}
     monkeypatch.setattr(bench, "_bertopic_defaults", lambda texts, work: baseline)
     monkeypatch.setattr(bench, "_corpus_files", lambda d, w: (w / "c.parquet", w / "a.parquet"))
@@ -163,6 +213,8 @@ def test_bench_build_speedups_are_baseline_over_cold_and_cold_over_added(monkeyp
     assert figures["bertopic_fit_s"] == 32.0 and len(figures["load"]) == 2
     assert figures["add_19_speedup"] == 5.0  # cold 100 s / 20 s with 19 papers added
     assert figures["peak_mb"] == 900 and figures["add_19_embedded"] == 19
+    assert figures["cold_stages"] == {"embed": (40.0, 900)}
+    assert figures["render_only_stages"] == ["render"]
 
 
 def test_ray_section_reports_both_engines_side_by_side_with_the_load():
@@ -185,6 +237,24 @@ def test_ray_section_reports_both_engines_side_by_side_with_the_load():
         "on Ray (once the first actor was ready: 100.0 s): 1.134x"
     )
     assert "0.960x" in lines[4] and "embeddings identical, topics DIFFERENT" in lines[4]
+
+
+def test_ray_section_reads_each_engines_embedding_figures_from_the_stages_record(monkeypatch):
+    bench_ray = load_tool("bench_ray")
+    local = {"wall_s": 30.5, "peak_mb": 900, "engine": "local", "new_papers": 300,
+             "cached_papers": 0, "embed_s": 29.0, "embedding_s": 25.0}  # fmt: skip
+    ray = {**local, "engine": "ray", "ray_s": 27.0, "shards": 4, "actors": 2}
+    records = iter([local, ray, {**local, "embedding_s": None}])
+    monkeypatch.setattr(bench_ray, "run_stage", lambda stage, config: next(records))
+    figures = bench_ray._embed(ROOT / "c.yaml")
+    assert {k: figures[k] for k in ("papers", "embed_s", "stage_s", "working_s")} == {
+        "papers": 300, "embed_s": 29.0, "stage_s": 30.5, "working_s": 25.0
+    }  # fmt: skip
+    assert "actors_s" not in figures
+    on_ray = bench_ray._embed(ROOT / "c.yaml")
+    assert (on_ray["shards"], on_ray["actors"], on_ray["actors_s"]) == (4, 2, 27.0)
+    with pytest.raises(SystemExit, match="the embed stage recorded no 'embedding_s'"):
+        bench_ray._embed(ROOT / "c.yaml")
 
 
 def test_ray_scaling_grows_the_corpus_with_new_texts_and_reports_each_engine():
