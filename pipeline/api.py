@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline import schemas, tables, timings
-from pipeline.commands import BUILD, COMMANDS, FILES, run_command
+from pipeline.commands import COMMANDS, FILES, build_steps, run_command
 from pipeline.config import Config, load_config, parse_config
 from pipeline.errors import PipelineError
 from pipeline.labels import with_labels
@@ -144,7 +144,7 @@ def build(
         out.mkdir(parents=True, exist_ok=True)
         tables.atomic_write(out / PAPERS_FILE, lambda tmp: papers.to_parquet(tmp, index=False))
     # each stage's figures in out/.timings/ too, as the CLI's (timings.py)
-    for name in BUILD:
+    for name in build_steps(resolved):
         started = timings.begin(out, name)
         run_command(name, resolved, {})
         engine = resolved.engine.kind if COMMANDS[name].engine else None

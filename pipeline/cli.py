@@ -26,8 +26,9 @@ log = logging.getLogger("pipeline")
 
 
 def make_vars(config: Config) -> str:
-    """Make variables for this config: the output folder, the input files to depend on, and
-    the bench's measured embedding modes (`auto`'s precision, in the embed stamp)."""
+    """Make variables for this config: the output folder, the input files to depend on, the
+    bench's measured embedding modes (`auto`'s precision, in the embed stamp) and the engine
+    (with Ray, the documents shards are made before the embed stage)."""
     for path in config.inputs:
         if " " in path:
             raise PipelineError(f"input path '{path}' contains a space, which Make cannot track")
@@ -38,6 +39,7 @@ def make_vars(config: Config) -> str:
         f"INPUT_FILES := {' '.join(literal)}\n"
         f"INPUT_GLOBS := {' '.join(patterns)}\n"
         f"EMBED_MODES := {str(modes_path(config.embed) or '').replace(' ', '?')}\n"
+        f"ENGINE := {config.engine.kind}\n"
     )
 
 

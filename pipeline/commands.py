@@ -15,6 +15,7 @@ from pipeline.config import Config, stamp_text
 FILES = {
     "documents": "documents.parquet",
     "rejected": "rejected.parquet",
+    "document_shards": "documents.shards/manifest.json",  # the shards' folder, by its manifest
     "embeddings": "embeddings.parquet",
     "clusters": "clusters.parquet",
     "topics": "topics.parquet",
@@ -51,7 +52,9 @@ class Command:
     # runs its per-paper work on the configured engine: gets `engine=config.engine`, which is
     # not in its stamp (the engine changes where the work runs, never what it gives)
     engine: bool = False
-    stage: str = ""  # the stage module under pipeline/stages/ (default: the command's name)
+    # the stage module under pipeline/stages/ (default: the command's name; "ingest.shards": a
+    # module of the ingest stage's own)
+    stage: str = ""
 
     @property
     def module(self) -> str:
@@ -66,10 +69,14 @@ COMMANDS = {
     c.name: c
     for c in (
         Command("ingest", ("ingest", "inputs"), (), ("documents", "rejected"),
-                "input files -> documents + the ledger of rejected records (and, with "
-                "engine: ray, the documents as shards for the workers)", engine=True),
+                "input files -> documents + the ledger of rejected records"),
+        Command("shards", ("engine",), ("documents",), ("document_shards",),
+                "documents -> documents.shards/: the documents as Parquet shards of "
+                "engine.shard_papers papers for the Ray workers (make all runs it with engine: "
+                "ray)", stage="ingest.shards"),
         Command("embed", ("embed",), ("documents",), ("embeddings",),
-                "documents -> embeddings", engine=True),
+                "documents -> embeddings (with engine: ray, read from the documents shards)",
+                optional=("document_shards",), engine=True),
         Command("cluster", ("cluster",), ("documents", "embeddings"),
                 ("clusters",), "documents + embeddings -> topic and map position per paper, "
                 "and the saved model beside (model/)", compiles=True, engine=True,
@@ -107,8 +114,16 @@ COMMANDS = {
                 function="run_baseline", compiles=True, stage="quality"),
     )
 }  # fmt: skip
-# The stages `make all` and `topicmap build` run, in data order.
+# The stages `make all` and `topicmap build` run, in data order (`build_steps`: with the
+# shards command after ingest when the engine is Ray).
 BUILD = ("ingest", "embed", "cluster", "label", "metrics", "compare", "csv", "export", "render")
+
+
+def build_steps(config: Config) -> tuple[str, ...]:
+    """The commands `make all` and `topicmap build` run for `config`, in order."""
+    if config.engine.kind != "ray":
+        return BUILD
+    return BUILD[:1] + ("shards",) + BUILD[1:]
 
 
 def default_paths(config: Config) -> dict[str, Path]:

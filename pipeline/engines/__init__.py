@@ -1,10 +1,16 @@
-"""Where the per-paper work runs (`engine.kind`): here, or on Ray.
+"""How per-paper work is mapped (`engine.kind`): here, or on Ray. Nothing here knows a stage.
 
-The local engine is the stages' own code. With `engine: ray` the ingest stage also writes the
-documents as Parquet shards of `engine.shard_papers` papers (`document_shards`); the Ray
-actors of the embed stage read them and write their results to a work folder inside the
-output folder (`shards`; `pipeline/stages/embed/ray_embed.py`). Placing papers
-(`cluster/ray_place.py`) and counting terms (`label/ray_counts.py`) run as Ray Data tasks over
-chunks held in memory (`chunks`). `session` starts a local Ray instance or joins a cluster.
-Only these modules import `ray`, and only when called: `make all` does not need it.
+One seam (`chunks.map_chunks`): a stage hands the engine its work, a function of one chunk (or
+an `Actor`: a class built once per worker, for work that needs a model loaded first), and the
+chunks; it gets the results back in the chunks' order. The local engine runs them in this
+process, one after another (`local`); the Ray engine maps them with Ray Data (`ray_data`), one
+chunk per batch, on `engine.concurrency` workers, retried or restarted up to
+`engine.max_retries` times, and stops with one line when Ray gives up. `session` starts a local
+Ray instance or joins a cluster. Each stage's adapters (what a chunk is, what a worker does
+with it) live in the stage's folder. Only `ray_data` and `session` import `ray`, and only when
+called: `make all` does not need it.
 """
+
+from pipeline.engines.chunks import Actor, WorkerError, chunk_bounds, map_chunks
+
+__all__ = ["Actor", "WorkerError", "chunk_bounds", "map_chunks"]

@@ -1,54 +1,60 @@
-"""Per-paper work handed to Ray in chunks held in memory (placing papers into the model,
-counting their terms): one chunk per Ray Data batch, the results back by the chunk's `start`,
-with a bar of papers done and one line when Ray gives up. The embed stage's shards are files
-and have their own loop (`pipeline.stages.embed.ray_embed`), which names the shard that failed.
+"""The seam between a stage and the engine: `map_chunks(engine, work, chunks, ...)` runs
+`work` on each chunk (a slice of a stage's work: papers' vectors, texts, a documents shard's
+papers to embed) here or on Ray and returns the results in the chunks' order. A chunk and its
+result can be any picklable objects; both engines hand `work` the same chunk.
 """
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
-from pipeline import progress
 from pipeline.config import EngineConfig
-from pipeline.engines.session import ray_session
-from pipeline.errors import PipelineError
+
+WORKER_ERROR = "topicmap worker: "  # marks a worker's own one-line problem in Ray's errors
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Work that needs something loaded first (a model): `cls(*args)` is built once per worker
+    (on the local engine: once) and called with each chunk."""
+
+    cls: type
+    args: tuple = ()
+
+    def build(self) -> Callable[[Any], Any]:
+        return self.cls(*self.args)
+
+
+class WorkerError(RuntimeError):
+    """A chunk's own problem, in one line (a worker cannot read its file): the stage stops with
+    this line rather than the engine's account of the failure."""
+
+    def __init__(self, line: str):
+        super().__init__(WORKER_ERROR + line)
+        self.line = line
+
+
+def chunk_bounds(n: int, size: int) -> list[tuple[int, int]]:
+    """(start, stop) of consecutive chunks of `size` items (the last one shorter)."""
+    return [(start, min(start + size, n)) for start in range(0, n, size)]
 
 
 def map_chunks(
-    engine: EngineConfig, items: list[dict], fn, *, desc: str, total: int,
-    done: Callable[[dict], int], convert: Callable[[dict], object], failure: str, stage: str,
-    actor_args: tuple | None = None, fn_kwargs: dict | None = None,
-) -> dict[int, object]:  # fmt: skip
-    """start -> `convert(row)` for each chunk in `items` (dicts holding `start`), mapped by
-    `fn` on Ray: an actor class given `actor_args` (`engine.concurrency` actors, each restarted
-    up to `engine.max_retries` times), else a function run as tasks (up to
-    `engine.concurrency` at once, each retried). `done(row)`: papers the row finished;
-    `failure`: what failed, in the stage's one line ("placing papers"), and `stage` the stage
-    to rerun."""
-    size = min(engine.concurrency, len(items))
-    results: dict[int, object] = {}
-    with ray_session(engine) as ray:
-        dataset = ray.data.from_items(items, override_num_blocks=len(items))
-        if actor_args is not None:
-            options = {"compute": ray.data.ActorPoolStrategy(size=size),
-                       "fn_constructor_args": actor_args, "max_restarts": engine.max_retries,
-                       "max_task_retries": engine.max_retries}  # fmt: skip
-        else:
-            options = {"concurrency": size, "max_retries": engine.max_retries}
-        with warnings.catch_warnings():  # retries are still only ray_remote_args in Ray 2.60
-            warnings.simplefilter("ignore", DeprecationWarning)
-            mapped = dataset.map_batches(
-                fn, batch_size=1, num_cpus=1, fn_kwargs=fn_kwargs, **options
-            )
-        with progress.bar(desc=desc, total=total, unit="papers") as bar:
-            try:
-                for row in mapped.iter_rows():
-                    results[int(row["start"])] = convert(row)
-                    bar.update(done(row))
-            except Exception as exc:  # Ray wraps what failed in its own errors
-                raise PipelineError(
-                    f"{failure} on Ray failed after {engine.max_retries} retries "
-                    f"({type(exc).__name__}); rerun the {stage} stage"
-                ) from None
-    return results
+    engine: EngineConfig, work: Callable[[Any], Any] | Actor, chunks: Sequence, *,
+    papers: Callable[[Any], int], desc: str, what: str | Callable[[], str], then: str,
+) -> list:  # fmt: skip
+    """[work(chunk) for chunk in chunks] on the configured engine, with a bar of papers done
+    (`papers(chunk)` each; `desc` names the work). When Ray gives up on a chunk, the stage stops
+    with one line: `what` failed (or a callable saying it once known), and `then`, what to do.
+    No chunks: nothing runs (no Ray is started, no actor built)."""
+    if not chunks:
+        return []
+    if engine.kind == "ray":
+        from pipeline.engines.ray_data import map_on_ray
+
+        return map_on_ray(engine, work, list(chunks), papers, desc, what, then)
+    from pipeline.engines.local import map_here
+
+    return map_here(work, list(chunks), papers, desc)

@@ -113,6 +113,7 @@ def test_makevars_writes_variables_and_stamps(tmp_path):
         f"INPUT_FILES := {inputs[0]} {inputs[2]}",
         f"INPUT_GLOBS := {inputs[1]}",
         f"EMBED_MODES := {load_config(config).embed.cache_dir}/modes.json",
+        "ENGINE := local",
     ]
     loaded = load_config(config)
     params = out / ".params"

@@ -81,17 +81,12 @@ def sample_settings(config: ClusterConfig, n_sample: int, n_corpus: int) -> Clus
     )
 
 
-def local_placer(chunk: int = EngineConfig().shard_papers):
-    """Papers placed into a model here, `chunk` at a time (the local engine)."""
-    return lambda model, vectors: place_in_chunks(model, vectors, chunk)
-
-
 def fit_model(
     documents: pd.DataFrame, vectors: np.ndarray, config: ClusterConfig, encoder: str,
-    placer=None,
+    engine: EngineConfig | None = None,
 ) -> Result:  # fmt: skip
     """Fit a model on the papers (a stratified sample of them above fit_max_papers) and assign
-    the rest to it."""
+    the rest to it (on `engine`, default: here)."""
     rows = stratified_sample(documents, config.fit_max_papers)
     if len(rows) < len(documents):
         log.info("fitting on a sample of %d of %d papers", len(rows), len(documents))
@@ -104,7 +99,7 @@ def fit_model(
     model = models.new_model(config, encoder, len(documents), with_weights, vectors[rows])
     fitted["similarity"] = own_similarity(model, vectors[rows], result.topics)
     rest = np.setdiff1d(np.arange(len(documents)), rows)
-    placed = (placer or local_placer())(model, vectors[rest])
+    placed = place_in_chunks(model, vectors[rest], engine or EngineConfig())
     assigned = _frame(documents["doc_id"].iloc[rest], placed.topics, placed.coords,
                       np.zeros(len(rest)), "assigned", placed.similarity)  # fmt: skip
     return Result(_in_order(documents, [fitted, assigned]), model, refitted=True)
@@ -140,11 +135,12 @@ def refit_reason(
 
 def extend(
     documents: pd.DataFrame, vectors: np.ndarray, model: TopicModel, previous: pd.DataFrame,
-    placer=None,
+    engine: EngineConfig | None = None,
 ) -> pd.DataFrame:  # fmt: skip
-    """Every paper of `previous` as it was, and the new papers placed into the model."""
+    """Every paper of `previous` as it was, and the new papers placed into the model (on
+    `engine`, default: here)."""
     new = np.flatnonzero(~documents["doc_id"].isin(previous["doc_id"]).to_numpy())
-    placed = (placer or local_placer())(model, vectors[new])
+    placed = place_in_chunks(model, vectors[new], engine or EngineConfig())
     added = _frame(documents["doc_id"].iloc[new], placed.topics, placed.coords,
                    np.zeros(len(new)), "added", placed.similarity)  # fmt: skip
     kept = previous[previous["doc_id"].isin(documents["doc_id"])]
@@ -172,11 +168,11 @@ def make_clusters(
     saved: TopicModel | None = None,
     previous: pd.DataFrame | None = None,
     refit: bool = False,
-    placer=None,
+    engine: EngineConfig | None = None,
 ) -> Result:
     """Pure core: topics and map positions for every paper, from the saved model and the
     previous clusters table when they are given and still fit, else from a new fit. Papers
-    are placed into a model by `placer(model, vectors)` (default: here, a chunk at a time)."""
+    are placed into a model a chunk at a time on `engine` (default: here)."""
     if len(vectors) != len(documents):
         raise PipelineError("embeddings do not match documents: rerun the embed stage")
     reason = "asked for" if refit else "no saved model" if saved is None else None
@@ -185,7 +181,7 @@ def make_clusters(
     reason = reason or refit_reason(documents, config, saved, previous)
     if reason is None:
         new_ids = set(documents["doc_id"]) - set(previous["doc_id"])
-        clusters = extend(documents, vectors, saved, previous, placer)
+        clusters = extend(documents, vectors, saved, previous, engine)
         reason = too_many_unassigned(clusters, new_ids, config)
         if reason is None:
             log.info(
@@ -194,7 +190,7 @@ def make_clusters(
             )  # fmt: skip
             return Result(clusters, saved, refitted=False)
     log.info("fitting a topic model: %s", reason)
-    return fit_model(documents, vectors, config, encoder, placer)
+    return fit_model(documents, vectors, config, encoder, engine)
 
 
 def read_saved(
@@ -219,19 +215,6 @@ def read_saved(
     return saved, previous
 
 
-def engine_placer(engine: EngineConfig):
-    """The placer of the configured engine: here, or on Ray actors (`ray_place`)."""
-    if engine.kind != "ray":
-        return local_placer(engine.shard_papers)
-
-    def on_ray(model: TopicModel, vectors: np.ndarray):
-        from pipeline.stages.cluster.ray_place import place_on_ray
-
-        return place_on_ray(model, vectors, engine)
-
-    return on_ray
-
-
 def run(
     config: ClusterConfig, documents: Path, embeddings: Path, clusters: Path, refit: bool = False,
     engine: EngineConfig | None = None,
@@ -244,8 +227,7 @@ def run(
     encoder = tables.read_notes(embeddings, "embeddings").get("encoder", "unknown")
     model_dir = clusters.parent / MODEL_DIR
     saved, previous = (None, None) if refit else read_saved(model_dir, clusters, encoder)
-    placer = engine_placer(engine or EngineConfig())
-    result = make_clusters(papers, vectors, config, encoder, saved, previous, refit, placer)
+    result = make_clusters(papers, vectors, config, encoder, saved, previous, refit, engine)
     if result.refitted:
         models.save(result.model, model_dir)
     notes = {k: str(v) for k, v in result.model.summary().items()}

@@ -6,13 +6,18 @@ for a paper left unassigned).
 
 from __future__ import annotations
 
+import logging
+import time
 from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.engines.shards import chunk_bounds
+from pipeline.config import EngineConfig
+from pipeline.engines import Actor, chunk_bounds, map_chunks
 from pipeline.neighbours import neighbours_among
 from pipeline.stages.cluster.model import TopicModel
+
+log = logging.getLogger("pipeline.cluster")
 
 LAYOUT_NEIGHBOURS = 10  # fitted papers a new paper's map position is taken from
 CENTRE_BLOCK = 65_536  # papers compared with every topic centre at once (bounds the memory)
@@ -100,8 +105,30 @@ def joined(parts: list[Placement]) -> Placement:
     )
 
 
-def place_in_chunks(model: TopicModel, vectors: np.ndarray, chunk: int) -> Placement:
-    """`place` a chunk of `chunk` papers at a time, in order: the local engine's placement, the
-    same chunks a Ray actor places (`ray_place`), so both give the same topics and positions."""
-    bounds = chunk_bounds(len(vectors), chunk)
-    return joined([place(model, vectors[start:stop]) for start, stop in bounds])
+class Placer:
+    """A worker's copy of the model (sent once per Ray actor); called with a chunk of papers'
+    vectors, their placement."""
+
+    def __init__(self, model: TopicModel):
+        self.model = model
+
+    def __call__(self, vectors: np.ndarray) -> Placement:
+        return place(self.model, vectors)
+
+
+def place_in_chunks(model: TopicModel, vectors: np.ndarray, engine: EngineConfig) -> Placement:
+    """`place` a chunk of `engine.shard_papers` papers at a time, on the configured engine: the
+    same chunks here and on Ray, so both give the same topics and positions."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    chunks = [
+        vectors[start:stop] for start, stop in chunk_bounds(len(vectors), engine.shard_papers)
+    ]
+    start = time.perf_counter()
+    parts = map_chunks(
+        engine, Actor(Placer, (model,)), chunks, papers=len, desc="placing papers",
+        what="placing papers", then="rerun the cluster stage",
+    )  # fmt: skip
+    if chunks:
+        log.info("placed %d papers in %d chunks on the %s engine in %.1f s", len(vectors),
+                 len(chunks), engine.kind, time.perf_counter() - start)  # fmt: skip
+    return joined(parts)

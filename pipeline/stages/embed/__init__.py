@@ -5,10 +5,12 @@ threads are `pipeline.encoder`'s. A cache keyed by model identity, precision and
 means a text is embedded once, across runs and output folders: adding papers embeds only the
 new ones, and a fully cached run never loads the model.
 
-The texts not cached are embedded a shard at a time (`engines.shards.shard_bounds`: of
-`engine.shard_papers` papers, smaller at the table's end), here (the local engine) or by Ray
-actors reading the documents shards (`engine: ray`, `ray_embed` beside this file), so both
-engines give the same vectors; the cache is read and filled here either way.
+The texts not cached are embedded a chunk at a time, one chunk per documents shard
+(`pipeline.document_shards.shard_bounds`: of `engine.shard_papers` papers, smaller at the
+table's end), through the engine (`engines.map_chunks`): here by a `TextEncoder` over the texts
+in memory (the local engine), or by Ray actors reading the documents shards the `shards`
+command wrote (`engine: ray`, `ray_embed` beside this file). Both engines embed the same chunks
+and so give the same vectors; the cache is read and filled here either way.
 """
 
 from __future__ import annotations
@@ -23,11 +25,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline import encoder as encoders
-from pipeline import progress, schemas, tables
+from pipeline import schemas, tables
 from pipeline.config import EmbedConfig, EngineConfig
-from pipeline.engines import document_shards
-from pipeline.engines import shards as shard_files
-from pipeline.engines.shards import WORK_DIR, remove, shard_bounds, work_folder
+from pipeline.document_shards import current, manifest_of, shard_bounds
+from pipeline.engines import Actor, map_chunks
+from pipeline.errors import PipelineError
 from pipeline.text import embedding_texts, text_key
 
 log = logging.getLogger("pipeline.embed")
@@ -66,8 +68,8 @@ class EmbeddingCache:
 
 
 def missing_groups(keys: list[str], known, size: int) -> list[list[int]]:
-    """The positions of the texts to embed, by shard (`shard_bounds(len(keys), size)`): in
-    each, those neither in `known` nor met before."""
+    """The positions of the texts to embed, by documents shard (`shard_bounds(len(keys),
+    size)`): in each, those neither in `known` nor met before."""
     met: set[str] = set()
     groups: list[list[int]] = []
     for start, stop in shard_bounds(len(keys), size):
@@ -79,24 +81,41 @@ def missing_groups(keys: list[str], known, size: int) -> list[list[int]]:
     return groups
 
 
-def embed_groups(
-    texts: list[list[str]], encoder, config: EmbedConfig, precision: str
-) -> np.ndarray:
-    """The local engine: each shard's texts embedded in one call, in order (as Ray's actors
-    embed a shard), with one bar of papers done over them all."""
-    quiet = config.model_copy(update={"progress_bar": False})
-    width = encoders.MODEL_WIDTH[config.model]
-    parts = [np.zeros((0, width), np.float32)]
-    total, start = sum(map(len, texts)), time.perf_counter()
-    show = progress.bar(desc="embedding", total=total, unit="papers")
-    with show as bar, encoders.precision_context(precision):
-        for group in texts:
-            parts.append(encoders.embed_texts(group, encoder, quiet))
-            bar.update(len(group))
-    seconds = time.perf_counter() - start
+def embedding_span(spans: list[tuple[float, float]]) -> float | None:
+    """The embedding itself, from the first chunk begun to the last one done (None when every
+    chunk was found done): each engine's chunks report their (begun, ended)."""
+    times = np.array(spans, dtype=float).reshape(-1, 2)
+    times = times[~np.isnan(times).any(axis=1)]
+    return float(times[:, 1].max() - times[:, 0].min()) if len(times) else None
+
+
+class TextEncoder:
+    """The local engine's worker: the encoder `encoder_factory` loads, built once; called with
+    a chunk of texts, their vectors in one call and when that began and ended."""
+
+    def __init__(self, encoder_factory, config: EmbedConfig, precision: str):
+        self.encoder = encoder_factory()
+        self.config = config.model_copy(update={"progress_bar": False})
+        self.precision = precision
+
+    def __call__(self, texts: list[str]) -> tuple[np.ndarray, tuple[float, float]]:
+        begun = time.time()
+        with encoders.precision_context(self.precision):
+            vectors = encoders.embed_texts(texts, self.encoder, self.config)
+        return vectors, (begun, time.time())
+
+
+def embed_here(texts: list[list[str]], encoder_factory, config: EmbedConfig, precision: str):
+    """The local engine: each chunk's texts embedded in one call, in order (as Ray's actors
+    embed a chunk); the model is loaded first, and the embedding itself logged."""
+    actor = Actor(TextEncoder, (encoder_factory, config, precision))
+    done = map_chunks(EngineConfig(), actor, texts, papers=len, desc="embedding", what="",
+                      then="")  # fmt: skip
+    total, seconds = sum(map(len, texts)), embedding_span([span for _, span in done]) or 0.0
     log.info("embedding %d papers took %.1f s once the model was loaded (%.1f papers/s)",
              total, seconds, total / max(seconds, 1e-9))  # fmt: skip
-    return np.concatenate(parts)
+    width = encoders.MODEL_WIDTH[config.model]
+    return np.concatenate([np.zeros((0, width), np.float32)] + [vectors for vectors, _ in done])
 
 
 def embed_with_cache(
@@ -106,13 +125,14 @@ def embed_with_cache(
     precision: str,
     cache_dir: Path | None,
     chunk: int = EngineConfig().shard_papers,
-    remote=None,
+    on_ray=None,
 ) -> tuple[np.ndarray, int]:
     """Embed texts, taking known ones from the cache; returns (vectors, number newly embedded).
 
     `encoder_factory` is only called when some text is not cached, so a fully cached run never
-    loads the model. The texts not cached are embedded a shard (of at most `chunk` papers) at a
-    time (`missing_groups`) here, or by `remote(keys, groups)` (the Ray engine) when given.
+    loads the model. The texts not cached are embedded a documents shard (of at most `chunk`
+    papers) at a time (`missing_groups`): here, or on Ray when `on_ray(keys, groups)` (the
+    Ray adapter, `ray_embed.embed_on_ray` with the stage's settings) is given.
     """
     width = encoders.MODEL_WIDTH[config.model]
     cache = (
@@ -123,11 +143,11 @@ def embed_with_cache(
     groups = missing_groups(keys, known, chunk)
     missing = [keys[p] for group in groups for p in group]
     if missing:
-        if remote is not None:
-            fresh = remote(keys, groups)
+        if on_ray is not None:
+            fresh = on_ray(keys, groups)
         else:
             todo = [[texts[p] for p in group] for group in groups if group]
-            fresh = embed_groups(todo, encoder_factory(), config, precision)
+            fresh = embed_here(todo, encoder_factory, config, precision)
         known = dict(known)
         known.update(zip(missing, fresh, strict=True))
         if cache:
@@ -141,56 +161,55 @@ def embed_with_cache(
     return vectors, len(missing)
 
 
-def ray_encoder(config: EmbedConfig, precision: str, engine: EngineConfig, sources, out_dir: Path):
-    """`remote` for embed_with_cache: the papers to embed read by Ray actors from the documents
-    shards `sources()` gives (asked for only when some paper is not cached), their vectors
-    written to a work folder of `out_dir` (named by the work, so a rerun resumes; removed once
-    the work is done)."""
-
-    def encode(keys: list[str], groups: list[list[int]]) -> np.ndarray:
-        from pipeline.stages.embed.ray_embed import embed_on_ray
-
-        identity = f"{encoders.encoder_identity(config)} {precision}"
-        placed = [f"{p}:{keys[p]}" for group in groups for p in group]
-        folder = work_folder(out_dir, "embed", identity, placed, engine.shard_papers)
-        shards = shard_files.plan(sources(), groups, keys, engine.shard_papers, folder)
-        return embed_on_ray(shards, config, precision, engine)
-
-    return encode
+def shard_files(documents: Path, manifest: Path, papers: int, size: int, fingerprint: str):
+    """The documents shards of `documents` the `shards` command wrote (its `manifest`), or one
+    line saying what to run when they are missing or not this table's cut this way."""
+    found = current(manifest, papers, size, fingerprint)
+    if found is None:
+        raise PipelineError(
+            f"{manifest.parent}: no current shards of {documents.name} in shards of "
+            f"{size} papers (engine.shard_papers) for the Ray workers: run `topicmap shards` "
+            "with this config first (make all and topicmap build do)"
+        )
+    return found
 
 
 def run(
-    config: EmbedConfig, documents: Path, embeddings: Path, engine: EngineConfig | None = None
-) -> None:
+    config: EmbedConfig, documents: Path, embeddings: Path, engine: EngineConfig | None = None,
+    document_shards: Path | None = None,
+) -> None:  # fmt: skip
+    """Write embeddings.parquet; with `engine: ray` the papers not cached are embedded on Ray
+    from the documents shards (`document_shards`: their manifest, by default in
+    documents.shards/ beside `documents`)."""
     engine = engine or EngineConfig()
     lineage = tables.stage_lineage(config, documents=documents)
     papers = tables.read_table(documents, schemas.DOCUMENTS)
     precision = encoders.resolve_precision(config)
     cache_dir = Path(config.cache_dir) if config.cache_dir else None
-    remote = None
+    on_ray = None
     if engine.kind == "ray":
-        fingerprint = lineage.inputs["documents"]
-        sources = partial(
-            document_shards.ensure, papers, documents, engine.shard_papers, fingerprint
-        )
-        remote = ray_encoder(config, precision, engine, sources, embeddings.parent)
+        from pipeline.stages.embed.ray_embed import embed_on_ray
+
+        manifest = Path(document_shards or manifest_of(documents))
+        sources = partial(shard_files, Path(documents), manifest, len(papers),
+                          engine.shard_papers, lineage.inputs["documents"])  # fmt: skip
+        on_ray = partial(embed_on_ray, sources=sources, out_dir=embeddings.parent, config=config,
+                         precision=precision, engine=engine)  # fmt: skip
     start = time.perf_counter()
     vectors, n_new = embed_with_cache(
         embedding_texts(papers), lambda: encoders.load_encoder(config), config, precision,
-        cache_dir, engine.shard_papers, remote,
+        cache_dir, engine.shard_papers, on_ray,
     )  # fmt: skip
     seconds = time.perf_counter() - start
     log.info(
         "embedded %d new papers (%d from the cache) in %.1f s, %s (%.1f papers/s)",
-        n_new,
-        len(papers) - n_new,
-        seconds,
-        f"{precision}, {engine.kind} engine",
+        n_new, len(papers) - n_new, seconds, f"{precision}, {engine.kind} engine",
         n_new / max(seconds, 1e-9),
-    )
+    )  # fmt: skip
     notes = {"encoder": encoders.encoder_identity(config)}
     tables.write_embeddings(papers["doc_id"].tolist(), vectors, embeddings, lineage, notes)
-    shards_dir = embeddings.parent / WORK_DIR
-    if engine.kind == "ray" and shards_dir.is_dir():  # the work is in the table and the cache
-        for folder in shards_dir.glob("embed-*"):
+    if on_ray is not None:  # the work is in the table and the cache
+        from pipeline.stages.embed.work import WORK_DIR, remove
+
+        for folder in (embeddings.parent / WORK_DIR).glob("embed-*"):
             remove(folder)

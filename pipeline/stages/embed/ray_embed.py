@@ -1,61 +1,60 @@
-"""The embed stage on Ray: the documents shards (`pipeline.engines.document_shards`, written by
-ingest with `engine: ray`) read by Ray Data actors (`map_batches` over the shards with work, one
-encoder per actor, `engine.concurrency` actors of one core each). Each actor reads its shard
-from the shared path, embeds the papers of it not in the cache, and writes their vectors to the
-work folder.
+"""The embed stage's Ray adapter: the papers not in the cache, a chunk per documents shard
+(`pipeline.document_shards`, written by the `shards` command), embedded by `ShardEncoder`
+actors through the engine (`engines.map_chunks`: one encoder per actor, `engine.concurrency`
+actors of one core each). Each actor reads its shard from the shared path, embeds the chunk's
+papers and writes their vectors to the work folder (`work.py`), so a killed run resumes.
 
-A shard's papers are embedded in one call, as the local engine embeds each shard's, so both
+A chunk's papers are embedded in one call, as the local engine embeds each chunk, so both
 engines give the same vectors (bf16 results depend on how texts are padded into batches). The
-driver reads the vectors back and fills the cache. A dead actor is restarted and its shard
-retried up to `engine.max_retries` times; a shard that fails for good stops the stage with one
-line naming it.
+driver reads the vectors back and fills the cache. A chunk that fails for good stops the stage
+with one line naming its shard.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import socket
 import time
-import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from pipeline import encoder as encoders
-from pipeline import progress, schemas, tables
+from pipeline import schemas, tables
 from pipeline.config import EmbedConfig, EngineConfig
-from pipeline.engines import shards as shard_files
-from pipeline.engines.session import ray_session
+from pipeline.engines import Actor, WorkerError, map_chunks
 from pipeline.errors import PipelineError
+from pipeline.stages.embed import embedding_span
+from pipeline.stages.embed.work import ShardChunk, plan, read_vectors, work_folder, write_vectors
 from pipeline.text import embedding_texts, text_key
 
-log = logging.getLogger("pipeline.engines")
+log = logging.getLogger("pipeline.embed")
 # A test hook, read on the driver: "<shard file name>:<marker file>" kills the actor that
 # starts that shard (os._exit, a real crash) once, when the marker does not exist yet;
 # "<shard file name>:always" kills it on every attempt.
 FAULT_ENV = "TOPICMAP_RAY_FAULT"
-WORKER_ERROR = "topicmap worker: "  # a worker's own one-line problem, found in Ray's error
 THREADS_PER_ACTOR = 1  # each actor holds one CPU of the cluster
 
 
-def _attempt(source: Path, attempts: Path, fault: str | None) -> None:
-    """Count an attempt at a shard (the driver names the shard tried most when Ray gives up),
+def _attempt(chunk: ShardChunk, fault: str | None) -> None:
+    """Count an attempt at a chunk (the driver names the shard tried most when Ray gives up),
     then crash here if the test hook asks for it."""
-    with open(attempts, "a", encoding="utf-8") as counted:
+    with open(chunk.attempts, "a", encoding="utf-8") as counted:
         counted.write(f"{socket.gethostname()} {os.getpid()}\n")
     if not fault:
         return
     name, _, marker = fault.partition(":")
-    if source.name == name and (marker == "always" or not os.path.exists(marker)):
+    if chunk.source.name == name and (marker == "always" or not os.path.exists(marker)):
         if marker != "always":
             Path(marker).write_text("killed\n", encoding="utf-8")
         os._exit(1)
 
 
-class EncoderActor:
-    """One encoder on one core; each call embeds the shards named in the batch."""
+class ShardEncoder:
+    """One encoder on one core; called with a chunk, it embeds it (unless a try before it
+    did) and returns when its embedding began and ended (wall clock; NaN when found done)."""
 
     def __init__(self, embed: dict, precision: str, fault: str | None):
         import torch
@@ -66,124 +65,82 @@ class EncoderActor:
         self.encoder = encoders.load_encoder(self.config)
         torch.set_num_threads(THREADS_PER_ACTOR)
 
-    def __call__(self, batch: dict) -> dict:
-        """Embed the batch's shards; each row back: the shard and when its embedding started
-        and finished (wall clock; NaN for a shard found done)."""
-        done, started, finished = [], [], []
-        for source, rows, result, attempts in zip(
-            batch["source"], batch["rows"], batch["result"], batch["attempts"], strict=True
-        ):
-            source, result = Path(str(source)), Path(str(result))
-            todo, begun = not result.exists(), time.time()
-            if todo:
-                self._embed(source, json.loads(str(rows)), result, Path(str(attempts)))
-            started.append(begun if todo else np.nan)
-            finished.append(time.time() if todo else np.nan)
-            done.append(str(source))
-        return {"source": np.array(done), "started": np.array(started),
-                "finished": np.array(finished)}  # fmt: skip
+    def __call__(self, chunk: ShardChunk) -> tuple[float, float]:
+        if chunk.done:
+            return np.nan, np.nan
+        begun = time.time()
+        self.embed(chunk)
+        return begun, time.time()
 
-    def _embed(self, source: Path, rows: list[int], result: Path, attempts: Path) -> None:
+    def embed(self, chunk: ShardChunk) -> None:
         try:
-            papers = tables.read_table(source, schemas.DOCUMENTS, ["title", "abstract"])
+            papers = tables.read_table(chunk.source, schemas.DOCUMENTS, ["title", "abstract"])
         except (OSError, PipelineError) as exc:
-            host = socket.gethostname()
-            raise RuntimeError(f"{WORKER_ERROR}{host} cannot read {source} ({exc})") from None
-        _attempt(source, attempts, self.fault)
-        texts = embedding_texts(papers.iloc[rows])
+            raise WorkerError(
+                f"{socket.gethostname()} cannot read {chunk.source} ({exc})"
+            ) from None
+        _attempt(chunk, self.fault)
+        texts = embedding_texts(papers.iloc[list(chunk.rows)])
         with encoders.precision_context(self.precision):
             vectors = encoders.embed_texts(texts, self.encoder, self.config)
-        shard_files.write_vectors(result, [text_key(t) for t in texts], vectors)
+        write_vectors(chunk.result, [text_key(t) for t in texts], vectors)
 
 
-def failed_shard(shards: list[shard_files.Shard]) -> shard_files.Shard | None:
-    """The shard Ray gave up on: of those not done, the one tried most often."""
+def failed_chunk(chunks: list[ShardChunk]) -> ShardChunk | None:
+    """The chunk Ray gave up on: of those not done, the one tried most often."""
 
-    def attempts(shard):
-        path = shard.attempts
+    def attempts(chunk):
+        path = chunk.attempts
         return len(path.read_text(encoding="utf-8").splitlines()) if path.exists() else 0
 
-    left = [s for s in shards if not s.done]
-    return max(left, key=lambda s: (attempts(s), -s.index), default=None)
+    left = [c for c in chunks if not c.done]
+    return max(left, key=lambda c: (attempts(c), -c.index), default=None)
 
 
-def failure_message(exc: BaseException, shards: list[shard_files.Shard], retries: int) -> str:
-    text = str(exc)
-    if WORKER_ERROR in text:
-        return text.split(WORKER_ERROR, 1)[1].splitlines()[0]
-    shard = failed_shard(shards)
-    where = f"shard {shard.source}" if shard else "a shard"
-    reason = type(exc).__name__
-    return f"embedding {where} failed on Ray after {retries} retries ({reason}); rerun to resume"
+def failed_what(chunks: list[ShardChunk]) -> str:
+    chunk = failed_chunk(chunks)
+    return f"embedding shard {chunk.source}" if chunk else "embedding a shard"
 
 
-def embedding_span(spans: list[tuple[float, float]]) -> float | None:
-    """The actors' embedding itself, from the first shard begun to the last one done (None when
-    every shard was found done)."""
-    times = np.array(spans, dtype=float).reshape(-1, 2)
-    times = times[~np.isnan(times).any(axis=1)]
-    return float(times[:, 1].max() - times[:, 0].min()) if len(times) else None
-
-
-def run_actors(pending: list[shard_files.Shard], config: EmbedConfig, precision: str,
+def run_actors(pending: list[ShardChunk], config: EmbedConfig, precision: str,
                engine: EngineConfig) -> None:  # fmt: skip
-    """Embed the pending shards on Ray Data actors, showing papers done / total and papers/s."""
-    total = sum(s.size for s in pending)
-    size_of = {str(s.source): s.size for s in pending}
-    with ray_session(engine) as ray:
-        items = [
-            {
-                "source": str(s.source),
-                "rows": json.dumps(s.rows),
-                "result": str(s.result),
-                "attempts": str(s.attempts),
-            }
-            for s in pending
-        ]
-        dataset = ray.data.from_items(items, override_num_blocks=len(items))
-        with warnings.catch_warnings():  # retries are still only ray_remote_args in Ray 2.60
-            warnings.simplefilter("ignore", DeprecationWarning)
-            embedded = dataset.map_batches(
-                EncoderActor,
-                fn_constructor_args=(config.model_dump(), precision, os.environ.get(FAULT_ENV)),
-                batch_size=1,
-                compute=ray.data.ActorPoolStrategy(size=min(engine.concurrency, len(pending))),
-                num_cpus=THREADS_PER_ACTOR,
-                max_restarts=engine.max_retries,
-                max_task_retries=engine.max_retries,
-            )
-        start = time.perf_counter()
-        spans = []
-        with progress.bar(desc="embedding on Ray", total=total, unit="papers") as bar:
-            try:
-                for row in embedded.iter_rows():
-                    bar.update(size_of[str(row["source"])])
-                    spans.append((row["started"], row["finished"]))
-            except Exception as exc:  # Ray wraps what failed in its own errors
-                raise PipelineError(failure_message(exc, pending, engine.max_retries)) from None
-        seconds = time.perf_counter() - start
+    """Embed the pending chunks on Ray actors, then log the figures the Ray bench reads."""
+    fault = os.environ.get(FAULT_ENV)
+    actor = Actor(ShardEncoder, (config.model_dump(), precision, fault))
+    start = time.perf_counter()
+    spans = map_chunks(
+        engine, actor, pending, papers=lambda c: c.size, desc="embedding",
+        what=lambda: failed_what(pending), then="rerun to resume",
+    )  # fmt: skip
+    seconds = time.perf_counter() - start
+    total, actors = sum(c.size for c in pending), min(engine.concurrency, len(pending))
     working = embedding_span(spans)
     working = seconds if working is None else working
     log.info(
         "ray: embedded %d papers in %d shards on %d actors in %.1f s (%.1f papers/s; "
         "%.1f s of it embedding once the first actor was ready: %.1f papers/s)",
-        total, len(pending), min(engine.concurrency, len(pending)), seconds,
+        total, len(pending), actors, seconds,
         total / max(seconds, 1e-9), working, total / max(working, 1e-9),
     )  # fmt: skip
 
 
 def embed_on_ray(
-    shards: list[shard_files.Shard], config: EmbedConfig, precision: str, engine: EngineConfig
-) -> np.ndarray:
-    """The vectors of the shards' papers, in order, embedded on Ray; shards already done (a
-    killed run's, in the same work folder) are not embedded again."""
-    for folder in {s.result.parent for s in shards}:
-        folder.mkdir(parents=True, exist_ok=True)
-    pending = [s for s in shards if not s.done]
-    if len(pending) < len(shards):
-        log.info("ray: %d of %d shards already embedded (resuming)", len(shards) - len(pending),
-                 len(shards))  # fmt: skip
+    keys: list[str], groups: list[list[int]], sources: Callable[[], list[Path]],
+    out_dir: Path, config: EmbedConfig, precision: str, engine: EngineConfig,
+) -> np.ndarray:  # fmt: skip
+    """The vectors of the papers in `groups` (positions in the table of `keys`, by documents
+    shard; the shards' files are `sources()`), in order, embedded on Ray through a work folder
+    of `out_dir` named by the work: chunks a killed run finished are not embedded again."""
+    identity = f"{encoders.encoder_identity(config)} {precision}"
+    placed = [f"{p}:{keys[p]}" for group in groups for p in group]
+    folder = work_folder(out_dir, "embed", identity, placed, engine.shard_papers)
+    chunks = plan(sources(), groups, keys, engine.shard_papers, folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    pending = [c for c in chunks if not c.done]
+    if len(pending) < len(chunks):
+        log.info("ray: %d of %d shards already embedded (resuming)", len(chunks) - len(pending),
+                 len(chunks))  # fmt: skip
     if pending:
         run_actors(pending, config, precision, engine)
     width = encoders.MODEL_WIDTH[config.model]
-    return np.concatenate([shard_files.read_vectors(s, width) for s in shards])
+    return np.concatenate([read_vectors(c, width) for c in chunks])

@@ -18,8 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline import progress, schemas, tables
-from pipeline.config import EngineConfig, IngestConfig
-from pipeline.engines import document_shards
+from pipeline.config import IngestConfig
 from pipeline.errors import InputError
 from pipeline.stages.ingest.readers import (
     RawRecord,
@@ -147,7 +146,7 @@ def corpus_vocabulary(records: list[RawRecord]) -> Counter[str]:
     return vocabulary_of(texts)
 
 
-def build_documents(
+def make_documents(
     records: list[RawRecord], config: IngestConfig, counts: Counter | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Clean records into (documents, rejected). Every record lands in exactly one of them.
@@ -240,33 +239,18 @@ def log_counts(
     log.info("total: read %d = kept %d + rejected %d", total, len(documents), len(rejected))
 
 
-def write_shards(papers: pd.DataFrame, documents: Path, engine: EngineConfig, fingerprint: str):
-    """The documents as shards for the Ray engine's workers, or (local engine) none."""
-    folder = document_shards.folder_of(documents)
-    if engine.kind != "ray":
-        document_shards.drop(folder)
-        return
-    shards = document_shards.write(papers, folder, engine.shard_papers, fingerprint)
-    log.info("ray: the documents as %d shards of at most %d papers in %s", len(shards),
-             engine.shard_papers, folder)  # fmt: skip
-
-
-def run(
-    config: IngestConfig, inputs: list[str], documents: Path, rejected: Path,
-    engine: EngineConfig | None = None,
-) -> pd.DataFrame:  # fmt: skip
+def run(config: IngestConfig, inputs: list[str], documents: Path, rejected: Path) -> pd.DataFrame:
     """Read every input (paths and globs), write documents and the ledger of rejected records.
 
-    Both tables record a fingerprint of the ingest config and the input files' bytes. With
-    `engine: ray` the documents are also written as shards for the Ray workers
-    (`documents.shards/`); on the local engine shards of an earlier run are removed. The
-    ledger and shards are written first, so a run killed in between leaves documents.parquet
-    stale, not new.
+    Both tables record a fingerprint of the ingest config and the input files' bytes. The
+    ledger is written first, so a run killed in between leaves documents.parquet stale, not
+    new. (With `engine: ray` the `shards` command, shards.py, then cuts the documents into
+    shards for the Ray workers.)
     """
     paths = expand_inputs(inputs)
     records, unreadable, n_read = read_inputs(paths, config)
     repairs: Counter[str] = Counter()
-    papers, ledger = build_documents(records, config, repairs)
+    papers, ledger = make_documents(records, config, repairs)
     ledger = pd.concat(
         [pd.DataFrame(unreadable, columns=schemas.REJECTED.columns), ledger], ignore_index=True
     )
@@ -282,14 +266,13 @@ def run(
     params = {"inputs": list(inputs), "ingest": config.model_dump()}
     lineage = tables.make_lineage(params, digests)
     tables.write_table(ledger, rejected, schemas.REJECTED, lineage)
-    write_shards(papers, Path(documents), engine or EngineConfig(), lineage.fingerprint)
     tables.write_table(papers, documents, schemas.DOCUMENTS, lineage)
     return papers
 
 
 __all__ = [
     "RawRecord",
-    "build_documents",
+    "make_documents",
     "doc_id_for",
     "read_file",
     "run",

@@ -2,7 +2,7 @@
 
 Terms: the terms of `pipeline.text` (phrases of up to `max_ngram` words that never cross
 punctuation, stop words or ML filler) are counted once per paper and summed by topic
-(counts.py; on Ray with `engine: ray`, ray_counts.py); BERTopic's class-based TF-IDF weighs
+(counts.py; on the configured engine, here or on Ray); BERTopic's class-based TF-IDF weighs
 those counts. BERTopic's KeyBERTInspired (closeness to the topic's papers) and
 MaximalMarginalRelevance (variety) then rerank the candidates. A label is the best terms, 2 to
 `label_words` words, unique across topics.
@@ -28,7 +28,7 @@ from pipeline.centroids import topic_centroids
 from pipeline.config import EmbedConfig, EngineConfig, LabelConfig
 from pipeline.errors import PipelineError
 from pipeline.schemas import UNASSIGNED_LABEL
-from pipeline.stages.label.counts import Counter, local_counter
+from pipeline.stages.label.counts import count_terms
 from pipeline.stages.label.names import make_label, unique_labels
 from pipeline.stages.label.terms import distinct_terms, group_terms
 from pipeline.stages.label.themes import assign_themes, theme_count, theme_labels, theme_rows
@@ -124,20 +124,19 @@ def make_topics(
     vectors: np.ndarray,
     config: LabelConfig,
     encoder=None,
-    counter: Counter | None = None,
+    engine: EngineConfig | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Pure core: (topics, themes) tables. Terms, labels, themes and representative papers come
     from the papers the topic model was fitted on (clusters' `placed` == "fit"); sizes count
     every paper. `vectors` are the embeddings of `documents`' rows (every paper, or the fitted
     ones alone); `encoder` (the embedding model) enables the KeyBERTInspired + MMR
-    reranking. `counter` counts the papers' terms by topic (here by default, or on Ray)."""
+    reranking. The papers' terms are counted by topic on `engine` (default: here)."""
     merged, vectors = tables.join_fitted(documents, clusters, vectors)
     topics = merged["topic"].to_numpy()
     texts = term_texts(merged)
     encoder = encoder if config.representation == "keybert_mmr" else None
 
-    counter = counter or local_counter(EngineConfig().shard_papers)
-    counts = counter(texts, topics, config.max_ngram)
+    counts = count_terms(texts, topics, config.max_ngram, engine or EngineConfig())
     weighted = group_terms(texts, topics, vectors, config, counts, encoder)
     terms = {t: [term for term, _ in pairs] for t, pairs in weighted.items()}
     labels = unique_labels({t: v for t, v in terms.items() if t >= 0}, config.label_words, "Topic")
@@ -163,15 +162,6 @@ def make_topics(
     )
     theme_table = theme_rows(themes, names, theme_terms)
     return sized(topic_table, theme_table, clusters["topic"].to_numpy())
-
-
-def engine_counter(engine: EngineConfig) -> Counter:
-    """The term counter of the configured engine: here, or on Ray tasks (`ray_counts`)."""
-    if engine.kind != "ray":
-        return local_counter(engine.shard_papers)
-    from pipeline.stages.label.ray_counts import ray_counter
-
-    return ray_counter(engine)
 
 
 def previous_tables(topics: Path, themes: Path, fingerprint: str):
@@ -216,9 +206,7 @@ def run(
             encoder = encoders.load_encoder(embed_config)
         # the candidate terms are embedded as the papers were: the embed section's precision
         with encoders.precision_context(encoders.resolve_precision(embed_config)):
-            topic_table, theme_table = make_topics(
-                papers, placed, vectors, config, encoder, engine_counter(engine or EngineConfig())
-            )
+            topic_table, theme_table = make_topics(papers, placed, vectors, config, encoder, engine)
     for row in topic_table.itertuples():
         log.info("topic %3d  %4d papers  theme %2d  %s", row.topic, row.size, row.theme, row.label)
     notes = {"basis": fingerprint}

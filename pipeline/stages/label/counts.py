@@ -2,22 +2,28 @@
 (a topic), how often its papers use each term (the counts c-TF-IDF weighs) and how many of its
 papers use it (the shares CommonTerms keeps terms by and themes are named by).
 
-Papers are counted a chunk of `engine.shard_papers` at a time: here (the local engine) or by
-Ray Data tasks (`engine: ray`, `ray_counts` beside this file). A chunk's table holds its own
-terms; the driver sums the chunks' tables over the union of their terms, so both engines give
-the same counts. Terms are `pipeline.text`'s, counted per paper: never across two papers' texts.
+Papers are counted a chunk of `engine.shard_papers` at a time, through the engine
+(`engines.map_chunks`): here (the local engine) or by Ray Data tasks (`engine: ray`). A chunk's
+table holds its own terms; the driver sums the chunks' tables over the union of their terms, so
+both engines give the same counts. Terms are `pipeline.text`'s, counted per paper: never
+across two papers' texts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import logging
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
 
-from pipeline.engines.shards import chunk_bounds
+from pipeline.config import EngineConfig
+from pipeline.engines import chunk_bounds, map_chunks
 from pipeline.text import term_analyzer
+
+log = logging.getLogger("pipeline.label")
 
 
 @dataclass(frozen=True)
@@ -133,15 +139,25 @@ def _stacked(pieces: list, shape: tuple[int, int]) -> sparse.csr_matrix:
     return _int(sparse.coo_matrix((data, (rows, columns)), shape=shape))
 
 
-Counter = Callable[[list[str], np.ndarray, int], TermCounts]
+def count_of(chunk: tuple[list[str], np.ndarray, int]) -> TermCounts:
+    """The engine's work: one chunk's (texts, groups, max_ngram) counted."""
+    return count_chunk(*chunk)
 
 
-def local_counter(chunk: int) -> Counter:
-    """Counting here, `chunk` papers at a time (as Ray's tasks count a shard)."""
-
-    def count(texts: list[str], groups: np.ndarray, max_ngram: int) -> TermCounts:
-        groups = np.asarray(groups, dtype=np.int64)
-        bounds = chunk_bounds(len(texts), chunk)
-        return summed([count_chunk(texts[s:e], groups[s:e], max_ngram) for s, e in bounds])
-
-    return count
+def count_terms(
+    texts: list[str], groups: np.ndarray, max_ngram: int, engine: EngineConfig
+) -> TermCounts:
+    """The papers' term counts by group, counted a chunk of `engine.shard_papers` papers at a
+    time on the configured engine and summed; no engine runs for no papers."""
+    groups = np.asarray(groups, dtype=np.int64)
+    bounds = chunk_bounds(len(texts), engine.shard_papers)
+    chunks = [(list(texts[s:e]), groups[s:e], max_ngram) for s, e in bounds]
+    start = time.perf_counter()
+    parts = map_chunks(
+        engine, count_of, chunks, papers=lambda chunk: len(chunk[0]), desc="counting terms",
+        what="counting terms", then="rerun the label stage",
+    )  # fmt: skip
+    if chunks:
+        log.info("counted the terms of %d papers in %d chunks on the %s engine in %.1f s",
+                 len(texts), len(chunks), engine.kind, time.perf_counter() - start)  # fmt: skip
+    return summed(parts)

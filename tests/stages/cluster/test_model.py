@@ -11,13 +11,14 @@ import pandas as pd
 import pytest
 
 from pipeline import schemas, tables
-from pipeline.config import ClusterConfig
+from pipeline.config import ClusterConfig, EngineConfig
 from pipeline.errors import PipelineError
 from pipeline.stages.cluster import make_clusters, read_saved, sample_settings
 from pipeline.stages.cluster import model as models
 from pipeline.stages.cluster.place import place, place_in_chunks
 from pipeline.stages.cluster.sample import stratified_sample
 from tests.support import tables as make
+from tests.support.paths import ROOT
 
 pytestmark = pytest.mark.slow  # real UMAP + HDBSCAN fits
 
@@ -64,11 +65,25 @@ def test_placing_in_chunks_places_each_paper_as_placing_them_all_at_once(fitted)
     depends on the others in its chunk."""
     _, vectors, _, _, result = fitted
     whole = place(result.model, vectors)
-    chunked = place_in_chunks(result.model, vectors, 7)
+    chunked = place_in_chunks(result.model, vectors, EngineConfig(shard_papers=7))
     np.testing.assert_array_equal(chunked.topics, whole.topics)
     np.testing.assert_allclose(chunked.similarity, whole.similarity, atol=1e-6)
     np.testing.assert_allclose(chunked.coords, whole.coords, atol=1e-5)
-    assert len(place_in_chunks(result.model, vectors[:0], 7).topics) == 0
+    assert len(place_in_chunks(result.model, vectors[:0], EngineConfig()).topics) == 0
+
+
+@pytest.mark.ray
+@pytest.mark.parametrize("workers", [1, 2])
+def test_placing_on_ray_is_placing_here_bit_for_bit(fitted, monkeypatch, workers):
+    """On a real local Ray instance, 1 or 2 actors holding the model: the same placements."""
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))  # Ray's workers import this checkout
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    _, vectors, _, _, result = fitted
+    here = place_in_chunks(result.model, vectors, EngineConfig(shard_papers=16))
+    engine = EngineConfig(kind="ray", concurrency=workers, shard_papers=16)
+    on_ray = place_in_chunks(result.model, vectors, engine)
+    for field in ("topics", "similarity", "coords"):
+        np.testing.assert_array_equal(getattr(on_ray, field), getattr(here, field))
 
 
 def test_new_papers_join_the_right_topic_and_sit_among_it(fitted):

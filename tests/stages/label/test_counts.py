@@ -8,8 +8,7 @@ import pytest
 from sklearn.feature_extraction.text import CountVectorizer
 
 from pipeline.config import EngineConfig
-from pipeline.errors import PipelineError
-from pipeline.stages.label.counts import count_chunk, local_counter, summed
+from pipeline.stages.label.counts import count_chunk, count_terms, summed
 from pipeline.text import term_analyzer
 from tests.support.paths import ROOT
 
@@ -49,7 +48,7 @@ def test_a_groups_counts_are_its_papers_counts_summed():
 def test_chunks_sum_to_the_counts_of_the_whole():
     whole = count_chunk(TEXTS, GROUPS, 3)
     for chunk in (1, 2, 3, 100):
-        _same(local_counter(chunk)(TEXTS, GROUPS, 3), whole)
+        _same(count_terms(TEXTS, GROUPS, 3, EngineConfig(shard_papers=chunk)), whole)
     _same(
         summed([count_chunk(TEXTS[4:], GROUPS[4:], 3), count_chunk(TEXTS[:4], GROUPS[:4], 3)]),
         whole,
@@ -66,7 +65,7 @@ def test_groups_merge_into_themes():
 def test_no_terms_and_no_papers():
     nothing = count_chunk(["the of", "and"], np.array([0, 1]), 3)
     assert nothing.vocabulary.tolist() == [] and nothing.sizes.tolist() == [1, 1]
-    assert local_counter(4)([], np.zeros(0, np.int64), 3).groups.tolist() == []
+    assert count_terms([], np.zeros(0, np.int64), 3, EngineConfig()).groups.tolist() == []
 
 
 @pytest.mark.slow
@@ -74,33 +73,13 @@ def test_no_terms_and_no_papers():
 @pytest.mark.parametrize("workers", [1, 2])
 def test_ray_tasks_count_as_the_local_engine(monkeypatch, workers):
     """On a real local Ray instance, 1 or 2 workers: the bundled papers' counts, identical."""
-    from pipeline.stages.label.ray_counts import ray_counter
-
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
     texts = [p.read_text(encoding="utf-8") for p in sorted((ROOT / "data/raw").glob("*.txt"))]
     texts = [t for text in texts for t in text.split("\n\n") if t.strip()]
     groups = np.arange(len(texts)) % 5 - 1
     engine = EngineConfig(kind="ray", concurrency=workers, shard_papers=16)
-    _same(ray_counter(engine)(texts, groups, 3), local_counter(16)(texts, groups, 3))
-
-
-def _fails(batch: dict) -> dict:
-    raise ValueError("a chunk that cannot be counted")
-
-
-@pytest.mark.slow
-@pytest.mark.ray
-def test_a_chunk_failing_for_good_stops_with_one_line(monkeypatch):
-    """A Ray task that fails on every try: the stage's one line, not Ray's traceback."""
-    from pipeline.engines.chunks import map_chunks
-
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))
-    monkeypatch.delenv("RAY_ADDRESS", raising=False)
-    engine = EngineConfig(kind="ray", concurrency=1, max_retries=1)
-    with pytest.raises(PipelineError) as caught:
-        map_chunks(engine, [{"start": 0}], _fails, desc="counting", total=1, done=len,
-                   convert=dict, failure="counting terms", stage="label")  # fmt: skip
-    message = str(caught.value)
-    assert message.startswith("counting terms on Ray failed after 1 retries (")
-    assert message.endswith("); rerun the label stage") and "\n" not in message
+    _same(
+        count_terms(texts, groups, 3, engine),
+        count_terms(texts, groups, 3, EngineConfig(shard_papers=16)),
+    )
