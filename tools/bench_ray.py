@@ -23,18 +23,19 @@ from bench_stage import figure, run_stage
 
 from pipeline import schemas, tables
 from pipeline.config import EngineConfig
-from pipeline.stages import ingest
+from pipeline.document_shards import manifest_of
+from pipeline.stages.ingest import shards
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKERS = 2
 
 
 def as_ingest_leaves(documents: Path, engine: dict) -> None:
-    """Beside a documents table, what the ingest stage leaves for the engine (on Ray, the
-    documents shards), so that a timed embed stage does not write them itself."""
-    papers = tables.read_table(documents, schemas.DOCUMENTS)
-    fingerprint = tables.read_lineage(documents, "documents").fingerprint
-    ingest.write_shards(papers, documents, EngineConfig(**engine), fingerprint)
+    """Beside a documents table, what make all leaves for the engine before the embed stage (on
+    Ray, the documents shards the shards command writes), so that the embed stage finds them."""
+    config = EngineConfig(**engine)
+    if config.kind == "ray":
+        shards.run(config, documents, manifest_of(documents))
 
 
 def _config(base: dict, work: Path, kind: str) -> Path:
