@@ -219,8 +219,9 @@ class EngineConfig(_Section):
         ge=1,
         le=100_000,
         description="Papers per shard (the table's last shards smaller, so that workers finish "
-        "together): the documents shards ingest writes for Ray (an actor embeds one at a time) "
-        "and the chunk the local engine embeds in, so that both give the same vectors.",
+        "together): the documents shards the shards command writes for Ray (an actor embeds one "
+        "at a time) and the chunk the local engine embeds in, so that both give the same "
+        "vectors; also the papers per chunk when placing papers and counting terms.",
     )
     max_retries: int = Field(
         3, ge=0, le=100, description="Restarts of a dead actor and retries of its shard."
