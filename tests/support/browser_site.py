@@ -14,6 +14,7 @@ import pandas as pd
 
 from pipeline.config import CompareConfig, RenderConfig
 from pipeline.stages import compare, metrics, render
+from tests.support import tables as make
 from tests.support.paths import ROOT
 
 # the venue comparison drawn: its dots (up to three venues) or its heatmap (more)
@@ -162,54 +163,34 @@ def render_site(folder: Path, synthetic) -> None:
 
 
 def _hostile_tables() -> dict:
-    n = 4
     ids = ["h0", "h1", "h2", "h3"]
-    documents = pd.DataFrame(
-        {
-            "doc_id": ids,
-            "venue": ["ICML", "ICML", HOSTILE_VENUE, HOSTILE_VENUE],
-            "conference": ["ICML", "ICML", HOSTILE_VENUE, HOSTILE_VENUE],
-            "track": [""] * n,
-            "year": np.array([2025] * n, dtype=np.int32),
-            "title": pd.Series([HOSTILE_TITLE, None, "A plain title", None], dtype=object),
-            "abstract": [
-                "Robust parsing of untrusted markup in abstracts.",
-                HOSTILE_ABSTRACT,
-                "Graph neural networks with message passing.",
-                "Message passing on graphs, once more.",
-            ],
-            "source": ["hostile.txt"] * n,
-            "source_id": pd.Series([None] * n, dtype=object),
-            "url": pd.Series(
-                ["javascript:window.__pwned=1", "https://example.org/h1", None, None], dtype=object
-            ),
-        }
+    documents = make.documents(
+        [
+            "Robust parsing of untrusted markup in abstracts.",
+            HOSTILE_ABSTRACT,
+            "Graph neural networks with message passing.",
+            "Message passing on graphs, once more.",
+        ],
+        doc_ids=ids,
+        venues=["ICML", "ICML", HOSTILE_VENUE, HOSTILE_VENUE],
+        titles=[HOSTILE_TITLE, None, "A plain title", None],
+        sources="hostile.txt",
+        urls=["javascript:window.__pwned=1", "https://example.org/h1", None, None],
     )
-    clusters = pd.DataFrame(
-        {
-            "doc_id": ids,
-            "topic": np.array([0, 0, 1, 1], dtype=np.int32),
-            "x": np.array([0.0, 6.0, 3.0, 4.0], dtype=np.float32),
-            "y": np.array([0.0, 6.0, 3.0, 1.0], dtype=np.float32),
-            "raw_outlier": [False] * n,
-            "placed": "fit",
-            "similarity": np.ones(n, dtype=np.float32),
-        }
+    clusters = make.clusters(
+        ids, [0, 0, 1, 1], x=[0.0, 6.0, 3.0, 4.0], y=[0.0, 6.0, 3.0, 1.0], raw_outlier=False
     )
-    topics = pd.DataFrame(
-        {
-            "topic": np.array([0, 1], dtype=np.int32),
-            "label": [HOSTILE_LABEL, "graph"],
-            "terms": [["parsing", "untrusted"], ["message passing", "graph"]],
-            "term_weights": [[0.4, 0.2], [0.3, 0.1]],
-            "size": np.array([2, 2], dtype=np.int32),
-            "theme": np.array([0, 0], dtype=np.int32),
-            "representative_docs": [["h0", "h1"], ["h2", "h3"]],
-        }
+    topics = make.topics(
+        [0, 1],
+        labels=[HOSTILE_LABEL, "graph"],
+        terms=[["parsing", "untrusted"], ["message passing", "graph"]],
+        term_weights=[[0.4, 0.2], [0.3, 0.1]],
+        sizes=[2, 2],
+        themes=[0, 0],
+        representative_docs=[["h0", "h1"], ["h2", "h3"]],
     )
-    themes = pd.DataFrame(  # one theme of both topics: the pages show a theme level
-        [{"theme": 0, "label": HOSTILE_THEME, "terms": ["parsing"], "size": 4, "topics": [0, 1]}]
-    )
+    # one theme of both topics: the pages show a theme level
+    themes = make.themes_of(topics, labels={0: HOSTILE_THEME}, terms={0: ["parsing"]})
     return {
         "documents": documents,
         "embeddings": (ids, np.eye(4, 8, dtype=np.float32) + 0.1),

@@ -9,6 +9,7 @@ import pandas as pd
 from pipeline.config import ClusterConfig, CompareConfig, LabelConfig, RenderConfig
 from pipeline.stages import compare, label, metrics, render
 from pipeline.stages.cluster import make_clusters
+from tests.support import tables as make
 
 
 def unit_vectors(n: int, identical: bool = False, width: int = 384) -> np.ndarray:
@@ -24,18 +25,8 @@ def clusters_for(documents: pd.DataFrame, vectors: np.ndarray, topics_of=None) -
     if topics_of is None:
         return make_clusters(documents, vectors, ClusterConfig(), "test encoder").clusters
     n = len(doc_ids)
-    topics_of = np.asarray(topics_of, dtype=np.int32)
-    return pd.DataFrame(
-        {
-            "doc_id": doc_ids,
-            "topic": topics_of,
-            "x": np.linspace(0, 1, n, dtype=np.float32),
-            "y": np.linspace(1, 0, n, dtype=np.float32),
-            "raw_outlier": topics_of < 0,
-            "placed": "fit",
-            "similarity": np.ones(n, dtype=np.float32),
-        }
-    )
+    x, y = np.linspace(0, 1, n), np.linspace(1, 0, n)
+    return make.clusters(doc_ids, topics_of, x=x, y=y)
 
 
 def pages_for(

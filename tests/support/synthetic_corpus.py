@@ -4,7 +4,7 @@
 40 topics (in 10 themes) laid out as blobs on the map, with titles, URLs and abstracts of
 realistic length (the real ICLR + ICML 2023 abstracts average 1,216 characters; these average
 about 1,300). Tables the pipeline derives (venue_topics, metrics) come from the producing
-stages' own cores, and every table passes its schema.
+stages' own cores, and every table passes its schema (tests.support.tables builds them).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import pandas as pd
 from pipeline import schemas
 from pipeline.config import CompareConfig
 from pipeline.stages import compare, metrics
+from tests.support import tables as make
 
 
 @dataclass
@@ -58,30 +59,23 @@ def _papers(rng, vocabulary, n: int, n_topics: int):
     abstracts = [
         ". ".join(sentence(18) for _ in range(int(rng.integers(8, 12)))) + "." for _ in range(n)
     ]
-    documents = pd.DataFrame(
-        {
-            "doc_id": doc_ids,
-            "venue": venues,
-            "conference": venues,
-            "track": [""] * n,
-            "year": np.full(n, 2023, dtype=np.int32),
-            "title": [sentence(int(rng.integers(5, 11))) for _ in range(n)],
-            "abstract": abstracts,
-            "source": ["synthetic.parquet"] * n,
-            "source_id": [f"id{i}" for i in range(n)],
-            "url": [f"https://openreview.net/forum?id={i:011d}" for i in range(n)],
-        }
+    documents = make.documents(
+        abstracts,
+        doc_ids=doc_ids,
+        venues=venues,
+        years=2023,
+        titles=[sentence(int(rng.integers(5, 11))) for _ in range(n)],
+        sources="synthetic.parquet",
+        source_ids=[f"id{i}" for i in range(n)],
+        urls=[f"https://openreview.net/forum?id={i:011d}" for i in range(n)],
     )
-    clusters = pd.DataFrame(
-        {
-            "doc_id": doc_ids,
-            "topic": topic.astype(np.int32),
-            "x": xy[:, 0].astype(np.float32),
-            "y": xy[:, 1].astype(np.float32),
-            "raw_outlier": (topic < 0) | (rng.random(n) < 0.15),
-            "placed": "fit",
-            "similarity": np.full(n, 0.6, dtype=np.float32),
-        }
+    clusters = make.clusters(
+        doc_ids,
+        topic,
+        x=xy[:, 0],
+        y=xy[:, 1],
+        raw_outlier=(topic < 0) | (rng.random(n) < 0.15),
+        similarity=0.6,
     )
     return documents, vectors, clusters
 
@@ -92,35 +86,25 @@ def _topic_tables(rng, vocabulary, clusters: pd.DataFrame, n_themes: int):
     ids = sorted(set(topic.tolist()))
     sizes = pd.Series(topic).value_counts()
     theme_of = {t: (-1 if t < 0 else t % n_themes) for t in ids}
-    rows = []
-    for t in ids:
-        terms = list(dict.fromkeys(rng.choice(vocabulary, size=10)))
-        members = clusters.loc[clusters["topic"] == t, "doc_id"].tolist()
-        rows.append(
-            {
-                "topic": t,
-                "label": schemas.UNASSIGNED_LABEL if t < 0 else ", ".join(terms[:3]),
-                "terms": terms,
-                "term_weights": [round(0.2 / (k + 1), 4) for k in range(len(terms))],
-                "size": int(sizes[t]),
-                "theme": theme_of[t],
-                "representative_docs": members[:3],
-            }
-        )
-    theme_rows = []
-    for h in sorted(set(theme_of.values()), key=lambda h: (h < 0, h)):
-        members = [t for t in ids if theme_of[t] == h]
-        theme_rows.append(
-            {
-                "theme": h,
-                "label": schemas.UNASSIGNED_LABEL if h < 0 else f"theme {h} words",
-                "terms": list(dict.fromkeys(rng.choice(vocabulary, size=10))),
-                "size": int(sum(sizes[t] for t in members)),
-                "topics": sorted(members, key=lambda t: -sizes[t]),
-            }
-        )
-    topics = pd.DataFrame(rows, columns=schemas.TOPICS.columns)
-    return topics, pd.DataFrame(theme_rows, columns=schemas.THEMES.columns)
+    terms = [list(dict.fromkeys(rng.choice(vocabulary, size=10))) for _ in ids]
+    topics = make.topics(
+        ids,
+        labels=[
+            schemas.UNASSIGNED_LABEL if t < 0 else ", ".join(w[:3])
+            for t, w in zip(ids, terms, strict=True)
+        ],
+        terms=terms,
+        term_weights=[[round(0.2 / (k + 1), 4) for k in range(len(w))] for w in terms],
+        sizes=[int(sizes[t]) for t in ids],
+        themes=[theme_of[t] for t in ids],
+        representative_docs=[
+            clusters.loc[clusters["topic"] == t, "doc_id"].tolist()[:3] for t in ids
+        ],
+    )
+    theme_ids = sorted(set(theme_of.values()), key=lambda h: (h < 0, h))
+    theme_terms = {h: list(dict.fromkeys(rng.choice(vocabulary, size=10))) for h in theme_ids}
+    labels = {h: f"theme {h} words" for h in theme_ids if h >= 0}
+    return topics, make.themes_of(topics, labels, theme_terms)
 
 
 def corpus(n: int = 3401, n_topics: int = 40, seed: int = 0, n_themes: int = 10) -> Corpus:
