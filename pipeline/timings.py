@@ -3,11 +3,12 @@
 The CLI (`topicmap stage NAME`, which `make` runs) and the API's `build` `begin` a stage's
 record as it starts (the last run's is forgotten) and `finish` it as it ends: `wall_s` (wall
 seconds), `peak_mb` (the process's peak resident memory so far) and `engine` (where the stage's
-per-paper work ran, for the stages that have an engine). In between, a stage may `record`
-figures of its own; the embed stage's are `new_papers` and `cached_papers`, `embed_s` (embedding
-the new papers, the model's loading included) and `embedding_s` (the embedding itself, once the
-model was loaded or the first Ray actor ready), and on Ray `ray_s`, `shards` and `actors`. A run
-that fails leaves no record. The benches read these (`read`) rather than the log lines.
+per-paper work ran, for the stages that have an engine). In between, the stage may `record`
+figures of its own (the embed stage: `new_papers`, `cached_papers` and `embed_s`, the seconds
+embedding the new papers took, the model's loading included; the Ray bench also reads
+`embedding_s`, the embedding itself once the model was loaded or the first actor ready, and on
+Ray `ray_s`, `shards` and `actors`); a stage's run() called by itself (as tests do) keeps none. A run that fails leaves a record without `wall_s`. The benches read
+these records (`read`) rather than the log lines.
 """
 
 from __future__ import annotations
@@ -25,27 +26,33 @@ def timings_path(out_dir: str | Path, stage: str) -> Path:
 
 
 def begin(out_dir: str | Path, stage: str) -> float:
-    """Forget the stage's last record; the start time (time.perf_counter) for `finish`."""
+    """Start the stage's record, the last run's forgotten; the start time for `finish`."""
     try:
-        timings_path(out_dir, stage).unlink(missing_ok=True)
-    except NotADirectoryError:  # a file where the output folder goes: the stage itself says so
+        tables.write_json({}, timings_path(out_dir, stage))
+    except OSError:  # no output folder to be had: the stage itself says why
         pass
     return time.perf_counter()
 
 
 def record(out_dir: str | Path, stage: str, **figures: float | int | str | bool | None) -> None:
-    """Add `figures` to the stage's record (one recorded again replaces its value)."""
-    path = timings_path(out_dir, stage)
-    known = tables.read_json(path, f"{stage} timings") if path.exists() else {}
-    tables.write_json({**known, **figures}, path)
+    """Add `figures` to the record of the stage's run under way (one recorded again replaces
+    its value); when no run was begun in `out_dir` (a stage's run() called by itself), none."""
+    if timings_path(out_dir, stage).exists():
+        _add(out_dir, stage, figures)
 
 
 def finish(out_dir: str | Path, stage: str, started: float, engine: str | None = None) -> dict:
     """Record the stage's wall seconds since `started`, the peak memory and its `engine`; the
     whole record."""
-    seconds = time.perf_counter() - started
-    record(out_dir, stage, wall_s=round(seconds, 3), peak_mb=round(peak_memory_mb()), engine=engine)
+    seconds = round(time.perf_counter() - started, 3)
+    _add(out_dir, stage, {"wall_s": seconds, "peak_mb": round(peak_memory_mb()), "engine": engine})
     return read(out_dir, stage)
+
+
+def _add(out_dir: str | Path, stage: str, figures: dict) -> None:
+    path = timings_path(out_dir, stage)
+    known = tables.read_json(path, f"the {stage} stage's timings") if path.exists() else {}
+    tables.write_json({**known, **figures}, path)
 
 
 def read(out_dir: str | Path, stage: str) -> dict:

@@ -48,17 +48,40 @@ def test_a_stage_the_cli_runs_records_the_figures_bench_reads(tmp_path, caplog):
     assert logged in caplog.text
 
 
+def test_the_embed_stage_records_the_papers_it_embedded_and_how_long_it_took(tmp_path, monkeypatch):
+    """What bench reads of the embed stage (add 19 papers; modes' papers/s): its new and
+    cached papers and seconds, in its record beside the CLI's."""
+    from pipeline import encoder as encoders
+    from tests.support.build_folder import write_build
+    from tests.support.fakes import FakeEncoder, unit_rows
+
+    encoder = FakeEncoder(lambda texts: unit_rows(len(texts), dtype=np.float32))
+    monkeypatch.setattr(encoders, "load_encoder", lambda config: encoder)
+    write_build(tmp_path, documents=make.documents(n=3))
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        f"inputs: [x.txt]\noutput_dir: {tmp_path}\nembed:\n  cache_dir: null\n"
+        "  progress_bar: false\n  precision: fp32\n",
+        encoding="utf-8",
+    )
+    assert cli.main(["embed", "--config", str(config)]) == 0
+    record = timings.read(tmp_path, "embed")
+    assert (record["new_papers"], record["cached_papers"], record["engine"]) == (3, 0, "local")
+    assert 0 < record["embed_s"] <= record["wall_s"] and len(encoder.calls) == 1
+
+
 def test_bench_runs_reads_the_records_of_the_stages_make_ran(tmp_path, monkeypatch):
     """run_make: the records of the stages this make ran alone (an earlier make's are gone),
     in the build's order."""
     out = tmp_path / "out"
     config = tmp_path / "c.yaml"
     config.write_text(f"inputs: [x.txt]\noutput_dir: {out}\n", encoding="utf-8")
-    timings.record(out, "ingest", wall_s=9.0)  # an earlier make's
+    timings.begin(out, "ingest")  # an earlier make's
 
     def make(command, **kwargs):
         assert command[-1] == f"CONFIG={config}" and kwargs["cwd"] == ROOT
         for stage, seconds in (("render", 1.0), ("embed", 4.0)):
+            timings.begin(out, stage)
             timings.record(out, stage, wall_s=seconds, peak_mb=100)
         return types.SimpleNamespace(returncode=0, stderr="")
 

@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline import encoder as encoders
-from pipeline import schemas, tables
+from pipeline import schemas, tables, timings
 from pipeline.config import EmbedConfig, EngineConfig
 from pipeline.document_shards import current, manifest_of, shard_bounds
 from pipeline.engines import Actor, map_chunks
@@ -206,6 +206,10 @@ def run(
         n_new, len(papers) - n_new, seconds, f"{precision}, {engine.kind} engine",
         n_new / max(seconds, 1e-9),
     )  # fmt: skip
+    cached = len(papers) - n_new
+    timings.record(
+        embeddings.parent, "embed", new_papers=n_new, cached_papers=cached, embed_s=seconds
+    )
     notes = {"encoder": encoders.encoder_identity(config)}
     tables.write_embeddings(papers["doc_id"].tolist(), vectors, embeddings, lineage, notes)
     if on_ray is not None:  # the work is in the table and the cache
