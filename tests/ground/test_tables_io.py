@@ -79,8 +79,7 @@ def test_stage_lineage_records_the_stages_own_parameters(tmp_path):
     path.write_bytes(b"not parquet at all")
     with pytest.raises(PipelineError, match="not a readable Parquet file"):
         tables.stage_lineage(ClusterConfig(), documents=path)
-    frame = pd.DataFrame({"doc_id": ["p"], "topic": [0], "x": [0.0], "y": [0.0]})
-    frame["raw_outlier"], frame["placed"], frame["similarity"] = False, "fit", 1.0
+    frame = make.clusters(["p"], [0])
     tables.write_table(frame, path, schemas.CLUSTERS, tables.make_lineage("documents", {}))
     one = tables.stage_lineage(ClusterConfig(random_state=1), documents=path)
     two = tables.stage_lineage(ClusterConfig(random_state=2), documents=path)
@@ -179,8 +178,7 @@ def test_join_papers_needs_no_text_column():
 
 
 def test_written_tables_hold_no_pandas_index_and_errors_name_the_file(tmp_path):
-    frame = pd.DataFrame({"doc_id": ["p"], "topic": [0], "x": [0.0], "y": [0.0]}, index=[7])
-    frame["raw_outlier"], frame["placed"], frame["similarity"] = False, "fit", 1.0
+    frame = make.clusters(["p"], [0]).set_axis([7])  # an index of its own
     path = tmp_path / "c.parquet"
     tables.write_table(frame, path, schemas.CLUSTERS)
     assert pq.read_schema(path).names == schemas.CLUSTERS.columns

@@ -25,6 +25,7 @@ from pipeline.stages.render.colours import (
     topic_colours,
     venue_colour,
 )
+from tests.support import tables as make
 
 
 def _wcag_contrast(a: str, b: str) -> float:
@@ -109,14 +110,10 @@ def _hue(colour: str) -> float:
 
 
 def _many_topics(n_topics: int, n_themes: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-    topics = pd.DataFrame({"topic": [-1, *range(n_topics)]})
-    themes = pd.DataFrame(
-        {
-            "theme": list(range(n_themes)),
-            "topics": [list(range(h, n_topics, n_themes)) for h in range(n_themes)],
-        }
-    )
-    return topics, themes
+    """Topics -1, 0, 1, ... and the themes they are dealt into in turn (topic t in t % n_themes)."""
+    dealt = [t % n_themes for t in range(n_topics)]
+    topics = make.topics([-1, *range(n_topics)], themes=[-1, *dealt])
+    return topics, make.themes_of(topics)
 
 
 def test_up_to_the_palettes_size_topics_keep_their_own_colours():
@@ -130,8 +127,8 @@ def test_up_to_the_palettes_size_topics_keep_their_own_colours():
 def test_with_more_topics_each_is_a_shade_of_its_themes_colour(background):
     topics, themes = _many_topics(340, 20)
     colours = topic_colours(topics, themes)
-    assert colours[-1] == topic_colour(-1)
-    for row in themes.itertuples():
+    assert colours[-1] == topic_colour(-1)  # the unassigned theme's topic keeps its own
+    for row in themes[themes["theme"] >= 0].itertuples():
         own = [colours[t] for t in row.topics]
         assert len(set(own)) == len(own) == 17  # neighbours in a theme differ
         base = _hue(theme_colour(row.theme))

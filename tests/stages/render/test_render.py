@@ -25,6 +25,7 @@ from pipeline.stages.render.mapfiles import (
     typed_array,
 )
 from pipeline.stages.render.shaping import paper_vectors, short_title
+from tests.support import tables as make
 from tests.support.build_folder import write_build
 from tests.support.map_files import map_papers, shard_names
 from tests.support.render_frames import island, rendered, tiny_tables
@@ -243,9 +244,7 @@ def test_one_paper_and_one_venue_still_render():
     clusters = clusters[clusters["doc_id"] == "p2"].reset_index(drop=True)
     topics = frames["topics"][frames["topics"]["topic"] == 0].assign(size=np.int32(1))
     topics["representative_docs"] = [["p2"]]
-    themes = pd.DataFrame(
-        [{"theme": 0, "label": topics["label"].iloc[0], "terms": [], "size": 1, "topics": [0]}]
-    )
+    themes = make.themes_of(topics, labels={0: topics["label"].iloc[0]})
     found = make_pages(
         documents,
         (["p2"], np.ones((1, 4), dtype=np.float32)),
