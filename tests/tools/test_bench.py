@@ -226,8 +226,7 @@ def test_bench_build_speedups_are_baseline_over_cold_and_cold_over_added(monkeyp
     baseline = {"total_s": 150.0, "embed_s": 110.0, "fit_s": 32.0}
     monkeypatch.setattr(bench, "_bertopic_defaults", lambda texts, work: baseline)
     monkeypatch.setattr(bench, "_corpus_files", lambda d, w: (w / "c.parquet", w / "a.parquet"))
-    clusters = pd.DataFrame({"doc_id": ["p0"], "topic": [0], "x": [0.0], "y": [0.0],
-                             "placed": ["fit"]})  # fmt: skip
+    clusters = make.clusters(["p0"], [0])
     monkeypatch.setattr(bench, "_clusters", lambda folder: clusters)
     config = tmp_path / "c.yaml"
     config.write_text("inputs: [x.txt]\n")
@@ -282,7 +281,7 @@ def test_ray_section_reads_each_engines_embedding_figures_from_the_stages_record
 
 def test_ray_scaling_grows_the_corpus_with_new_texts_and_reports_each_engine():
     scaling = load_tool("bench_ray_scaling")
-    real = pd.DataFrame({"doc_id": ["a", "b", "c"], "title": ["A", "B", "C"], "year": [1, 2, 3]})
+    real = make.documents(doc_ids=["a", "b", "c"], titles=["A", "B", "C"], years=[1, 2, 3])
     grown = scaling.grown_documents(real, 7)
     assert grown["doc_id"].tolist() == ["a", "b", "c", "a-1", "b-1", "c-1", "a-2"]
     assert grown["title"].tolist()[2:5] == ["C", "A [copy 1]", "B [copy 1]"]
