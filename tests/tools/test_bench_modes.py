@@ -81,3 +81,24 @@ def test_the_embed_stamp_names_the_precision_auto_stands_for(tmp_path, monkeypat
     changed = {name for name in COMMANDS if before[name] != after[name]}
     assert changed == {name for name, c in COMMANDS.items() if "embed" in c.sections}
     assert changed >= {"embed", "label"}
+
+
+def test_a_modes_build_gives_the_embed_stages_papers_per_second_from_its_record(
+    tmp_path, monkeypatch
+):
+    """papers/s of a mode: the embed stage's new papers over its seconds, as `topicmap build`
+    recorded them (pipeline.timings), not a log line."""
+    import types
+
+    from pipeline import timings
+
+    out = tmp_path / "out"
+
+    def build(command, **kwargs):
+        assert command[2:4] == ["pipeline", "build"] and f"output_dir={out}" in command
+        timings.begin(out, "embed")
+        timings.record(out, "embed", new_papers=120, cached_papers=0, embed_s=4.0)
+        return types.SimpleNamespace(returncode=0, stderr="")
+
+    monkeypatch.setattr(modes.subprocess, "run", build)
+    assert modes._build(tmp_path / "c.yaml", out, "bf16") == 30.0
