@@ -7,8 +7,9 @@ per-paper work ran, for the stages that have an engine). In between, the stage m
 figures of its own (the embed stage: `new_papers`, `cached_papers` and `embed_s`, the seconds
 embedding the new papers took, the model's loading included; the Ray bench also reads
 `embedding_s`, the embedding itself once the model was loaded or the first actor ready, and on
-Ray `ray_s`, `shards` and `actors`); a stage's run() called by itself (as tests do) keeps none. A run that fails leaves a record without `wall_s`. The benches read
-these records (`read`) rather than the log lines.
+Ray `ray_s`, `shards` and `actors`); a stage's run() called by itself (as tests do) keeps
+none. A run that fails leaves a record without `wall_s`. The benches read these records
+(`read`) rather than the log lines.
 """
 
 from __future__ import annotations
