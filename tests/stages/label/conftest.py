@@ -9,7 +9,7 @@ from pipeline import schemas
 from pipeline.config import LabelConfig
 from pipeline.stages.label import make_topics
 from tests.support import tables as make
-from tests.support.label_frames import GRAPHS, OUTLIER, TRANSPORT, unit_vectors
+from tests.support.label_samples import GRAPHS, OUTLIER, TRANSPORT, unit_vectors
 
 
 @pytest.fixture(scope="module")

@@ -19,8 +19,8 @@ from pipeline.stages.label import (
 )
 from pipeline.text import banned_words
 from tests.support import tables as make
-from tests.support.label_frames import GRAPHS, OUTLIER, TRANSPORT
-from tests.support.label_frames import unit_vectors as _vectors
+from tests.support.label_samples import GRAPHS, OUTLIER, TRANSPORT
+from tests.support.label_samples import unit_vectors as _vectors
 from tests.support.wordlists import NOT_IN_LABELS, faults
 
 

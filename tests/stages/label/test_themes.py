@@ -13,7 +13,7 @@ from pipeline.stages.label import assign_themes, make_topics, theme_count
 from pipeline.stages.label.counts import count_chunk
 from pipeline.stages.label.themes import telling_terms
 from tests.support import tables as make
-from tests.support.label_frames import unit_vectors as _vectors
+from tests.support.label_samples import unit_vectors as _vectors
 
 
 def _label_both(documents, clusters, config=None, vectors=None):

@@ -1,5 +1,5 @@
-"""The label stage's tests' embeddings (near a direction per topic) and abstracts (the tables:
-tests.support.tables)."""
+"""Samples for the label stage's tests: abstracts of two topics and an outlier, and embeddings
+near a direction per topic (their tables: tests.support.tables)."""
 
 from __future__ import annotations
 
