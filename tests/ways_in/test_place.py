@@ -56,8 +56,8 @@ def test_without_the_builds_labels_the_table_has_empty_label_columns(tmp_path):
     table = _placed(tmp_path, None)
     assert table.columns.tolist() == place.COLUMNS
     assert table["topic"].tolist() == [0, -1] and table["topic_label"].isna().all()
-    topics = pd.DataFrame({"topic": [0, -1], "label": ["graphs", "Unassigned"], "theme": [0, -1]})
-    themes = pd.DataFrame({"theme": [0, -1], "label": ["networks", "Unassigned"]})
+    topics = make.topics([0, -1], labels=["graphs", "Unassigned"])
+    themes = make.themes([0, -1], labels=["networks", "Unassigned"])
     labelled = _placed(tmp_path, (topics, themes))
     assert labelled[["topic_label", "theme_label"]].values.tolist() == [
         ["graphs", "networks"], ["Unassigned", "Unassigned"],

@@ -208,12 +208,10 @@ def test_a_sample_is_fitted_with_sizes_scaled_by_the_root_of_its_share(n_corpus,
 
 
 def test_the_sample_is_stratified_and_the_same_for_the_same_papers():
-    documents = pd.DataFrame(
-        {
-            "doc_id": [f"d{i}" for i in range(1000)],
-            "venue": ["ICML"] * 600 + ["ICLR"] * 400,
-            "year": pd.array([2020, 2021] * 500, dtype="Int32"),
-        }
+    documents = make.documents(
+        doc_ids=[f"d{i}" for i in range(1000)],
+        venues=["ICML"] * 600 + ["ICLR"] * 400,
+        years=[2020, 2021] * 500,
     )
     rows = stratified_sample(documents, 100)
     assert len(rows) == 100

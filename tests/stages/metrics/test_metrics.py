@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import pytest
 
 from pipeline.stages import metrics
@@ -92,14 +91,11 @@ def test_term_figures_are_kept_when_the_terms_basis_is_unchanged(tmp_path, monke
 
 
 def test_theme_terms_are_scored_as_topic_terms_are():
-    themes = pd.DataFrame(
-        {
-            "theme": [0, 1, -1],
-            "label": ["a, b", "c, d", "Unassigned"],
-            "terms": [["a", "b"], ["c", "d", "a"], ["z"]],
-            "size": [2, 2, 1],
-            "topics": [[0], [1], [-1]],
-        }
+    themes = make.themes(
+        [0, 1, -1],
+        labels=["a, b", "c, d", "Unassigned"],
+        terms=[["a", "b"], ["c", "d", "a"], ["z"]],
+        sizes=[2, 2, 1],
     )
     doc_terms = [{"a", "b"}, {"a", "b"}, {"c"}, {"d"}]
     figures = metrics.theme_figures(themes, doc_terms)
