@@ -93,9 +93,11 @@ QUALITY_RUNS := $(sort $(filter stability baseline,$(MAKECMDGOALS)) \
 REPORT_EXTRAS := $(foreach r,$(QUALITY_RUNS),$(OUT)/$(r).json)
 
 CSV_TABLES := $(OUT)/topic_info.csv $(OUT)/document_info.csv $(OUT)/rejected.csv
-all: $(OUT)/index.html $(OUT)/bertopic/topics.json $(CSV_TABLES)
-stability baseline: %: $(OUT)/%.json $(OUT)/index.html
-quality: $(OUT)/stability.json $(OUT)/baseline.json $(OUT)/index.html
+# every page file is a goal: Make runs a grouped recipe for a missing member only when asked for it
+PAGES = $(addprefix $(OUT)/,$(PAGE_FILES))
+all: $(PAGES) $(OUT)/bertopic/topics.json $(CSV_TABLES)
+stability baseline: %: $(OUT)/%.json $(PAGES)
+quality: $(OUT)/stability.json $(OUT)/baseline.json $(PAGES)
 
 # A stamp is created here only when missing; the makevars step keeps it current.
 $(OUT)/.params/%.json: | $(VENV_DONE)
@@ -155,7 +157,7 @@ $(OUT)/bertopic/topics.json: $(OUT)/documents.parquet $(OUT)/embeddings.parquet 
 # The report and the map, with plotly.js, the static assets and the map's text shards beside
 # them: PAGE_FILES is render's own list of what it writes (render.PAGE_FILES, in deps.mk),
 # map-data/ standing as its first shard, so a page file deleted is rebuilt.
-$(addprefix $(OUT)/,$(PAGE_FILES)) &: $(TOPIC_TABLES) $(OUT)/embeddings.parquet $(OUT)/venue_topics.parquet $(OUT)/venue_years.parquet $(OUT)/metrics.json $(REPORT_EXTRAS) $(CODE_render) $(call STAMP,render) | $(VENV_DONE)
+$(PAGES) &: $(TOPIC_TABLES) $(OUT)/embeddings.parquet $(OUT)/venue_topics.parquet $(OUT)/venue_years.parquet $(OUT)/metrics.json $(REPORT_EXTRAS) $(CODE_render) $(call STAMP,render) | $(VENV_DONE)
 	$(RUN) render --config $(CONFIG) $(TOPIC_ARGS) --embeddings $(OUT)/embeddings.parquet --venue-topics $(OUT)/venue_topics.parquet --venue-years $(OUT)/venue_years.parquet --metrics $(OUT)/metrics.json $(foreach r,$(QUALITY_RUNS),--$(r) $(OUT)/$(r).json) --report $(OUT)/index.html
 
 # Speed figures for this config's corpus (see tools/bench.py); BENCH_ARGS e.g.

@@ -5,9 +5,8 @@
 (() => {
   "use strict";
 
-  const { el, swatch, fmt, topicColourOf } = window.TopicMap.helpers;
+  const { el, swatch, fmt, topicColourOf, byId } = window.TopicMap.helpers;
   const { dragRanges } = window.TopicMap.labels;
-  const byId = (id) => document.getElementById(id);
 
   function listButton(kind, item, colour, actions) {
     const button = el("button");

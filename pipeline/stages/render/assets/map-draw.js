@@ -68,15 +68,45 @@
     };
   }
 
-  /** The traces of the view as it is now: {build(panels), paperColour(i), drawn, type}. */
+  /**
+   * The papers' colours as drawn now: {recolour(), paperColour(i), pointColours(papers)}. By
+   * topic, each paper's is its step's (`stepOfTopic`: each assigned topic's colour as drawn
+   * now, then the unassigned papers'); by venue, its venue's; grey for the other venues while
+   * one is highlighted.
+   */
+  function colouring(D, state, assigned, stepOfTopic) {
+    const DATA = D.DATA;
+    let topicColours = [];
+    const recolour = () => {
+      topicColours = [...assigned.map((t) => topicColourOf(state, t)), DATA.colours.unassigned];
+    };
+
+    /** Paper i's colour as drawn now. */
+    function paperColour(i) {
+      const h = state.view === "combined" ? state.highlight : null;
+      if (h !== null && D.venue[i] !== h) return DATA.colours.other_venues;
+      if (state.colour === "venue") return DATA.venue_colours[D.venue[i]];
+      return topicColours[stepOfTopic[i]];
+    }
+
+    /** The papers' colours for plotly: each topic's (or venue's) one RGBA array, shared. */
+    function pointColours(papers) {
+      const byVenue = state.colour === "venue";
+      const colours = (byVenue ? DATA.venue_colours : topicColours).map(rgba);
+      return Array.from(papers, (i) => colours[byVenue ? D.venue[i] : stepOfTopic[i]]);
+    }
+
+    recolour();
+    return { recolour, paperColour, pointColours };
+  }
+
+  /** The traces of the view as it is now: {build(panels, axisOf), paperColour(i), drawn, type}. */
   function traces(D, state) {
     const DATA = D.DATA;
-    const { unassigned: MUTED, context: CONTEXT, other_venues: GREY } = DATA.colours;
     const type = webgl() ? "scattergl" : "scatter";
     const assigned = DATA.topics.filter((t) => t.id >= 0);
     const { stepOfTopic, drawOrder } = paperOrder(D, assigned);
-    // the colours of the steps: each assigned topic's as drawn now, then MUTED
-    let topicColours = [];
+    const colour = colouring(D, state, assigned, stepOfTopic);
     const panelPapers = new Map();
     const drawn = new Map(); // trace uid -> the paper index of each of its points
     const highlighted = () => (state.view === "combined" ? state.highlight : null);
@@ -89,32 +119,19 @@
       return panelPapers.get(venue);
     }
 
-    /** Paper i's colour as drawn now. */
-    function paperColour(i) {
-      const h = highlighted();
-      if (h !== null && D.venue[i] !== h) return GREY;
-      if (state.colour === "venue") return DATA.venue_colours[D.venue[i]];
-      return topicColours[stepOfTopic[i]];
-    }
-
     /** The papers `on` in their topic's (or venue's) colour. */
     function paperTrace(uid, axes, on, size) {
-      const byVenue = state.colour === "venue";
-      const colours = (byVenue ? DATA.venue_colours : topicColours).map(rgba);
-      const colour = new Array(on.length); // each topic's (or venue's) one array, shared
-      const sizes = new Float32Array(on.length);
-      on.forEach((i, n) => {
-        colour[n] = colours[byVenue ? D.venue[i] : stepOfTopic[i]];
-        sizes[n] = D.topic[i] >= 0 ? size : Math.max(2, size - 2);
-      });
+      const sizes = Float32Array.from(on, (i) => (D.topic[i] >= 0 ? size : Math.max(2, size - 2)));
       drawn.set(uid, on);
-      return markers(D, type, uid, axes, on, { size: sizes, color: colour, opacity: 0.85 });
+      const marker = { size: sizes, color: colour.pointColours(on), opacity: 0.85 };
+      return markers(D, type, uid, axes, on, marker);
     }
 
     /** The other venues' papers while one is highlighted: grey, beneath it, still clickable. */
     function greyTrace(uid, axes, papers, size) {
       drawn.set(uid, papers);
-      const marker = { size: Math.max(2, size - 1), color: GREY, opacity: 0.7 };
+      const grey = DATA.colours.other_venues;
+      const marker = { size: Math.max(2, size - 1), color: grey, opacity: 0.7 };
       return markers(D, type, uid, axes, papers, marker);
     }
 
@@ -128,7 +145,7 @@
       const off = [];
       for (const i of papersOf(panel.venue))
         (state.active === null || state.active[i] ? on : off).push(i);
-      const faint = { size: Math.max(2, base - 3), color: CONTEXT };
+      const faint = { size: Math.max(2, base - 3), color: DATA.colours.context };
       const out = [markers(D, type, `context-${k}`, axes, off, faint, "skip")];
       if (h === null) return [...out, paperTrace(`papers-${k}`, axes, on, size)];
       const other = on.filter((i) => D.venue[i] !== h);
@@ -143,12 +160,11 @@
     /** Every panel's traces; `axisOf(k)`: panel k's {xaxis, yaxis}. */
     function build(panels, axisOf) {
       drawn.clear();
-      topicColours = [...assigned.map((t) => topicColourOf(state, t)), MUTED];
+      colour.recolour();
       return panels.flatMap((panel, k) => panelTraces(panel, k, axisOf(k)));
     }
 
-    topicColours = [...assigned.map((t) => topicColourOf(state, t)), MUTED];
-    return { build, paperColour, drawn, type };
+    return { build, paperColour: colour.paperColour, drawn, type };
   }
 
   /**
@@ -218,11 +234,8 @@
     const points = traces(D, state);
     const labels = TopicMap.labels.layer(D, state, gd, layout.boxes);
     const placeRings = rings(D, state, gd, layout);
-    const axisOf = (k) =>
-      k === 0 ? { xaxis: "x", yaxis: "y" } : { xaxis: `x${k + 1}`, yaxis: `y${k + 1}` };
-
     function draw() {
-      const data = points.build(layout.panels(), axisOf);
+      const data = points.build(layout.panels(), layout.axisOf);
       return Plotly.react(gd, data, layout.build(), PLOT_CONFIG).then(() => {
         labels.place(); // plotly resolves with gd: no drag ranges to pass on
         placeRings();

@@ -28,6 +28,9 @@
   Object.defineProperty(window, "TopicMap", { value: TopicMap, enumerable: true });
 
   define("helpers", [], () => ({
+    /** The page's element with this id (or null). */
+    byId: (id) => document.getElementById(id),
+
     /** A new element: <tag class=className>text</tag> (text set with textContent). */
     el(tag, className, text) {
       const node = document.createElement(tag);

@@ -15,6 +15,8 @@
 
   /** Axis k's name suffix: "" for the first panel's x and y, then "2", "3", ... */
   const suffix = (k) => (k === 0 ? "" : String(k + 1));
+  /** Panel k's axes' names, as a trace names them: {xaxis: "x", yaxis: "y"}, then "x2", ... */
+  const axisOf = (k) => ({ xaxis: `x${suffix(k)}`, yaxis: `y${suffix(k)}` });
   const same = (a, b) => Math.abs(a[0] - b[0]) < 1e-6 && Math.abs(a[1] - b[1]) < 1e-6;
 
   /**
@@ -34,6 +36,16 @@
       const top = 1 - Math.floor(k / cols) * (rowHeight + vgap);
       return { x: [x0, x0 + width], y: [top - rowHeight, top] };
     });
+  }
+
+  /** A panel's size and offset in gd, in pixels, from its domain and the plot's size. */
+  function pixelBox(domain, width, height) {
+    return {
+      w: width * (domain.x[1] - domain.x[0]),
+      h: height * (domain.y[1] - domain.y[0]),
+      left: MARGIN.l + width * domain.x[0],
+      top: MARGIN.t + height * (1 - domain.y[1]),
+    };
   }
 
   /** "12 of 339 papers" while a search, topic or year range keeps some; else "339 papers". */
@@ -114,14 +126,9 @@
         const ya = shown[`yaxis${suffix(k)}`];
         const drawn =
           xa?.range && ya?.range && same(xa.domain, domain.x) && same(ya.domain, domain.y);
-        return {
-          xr: drawn ? xa.range : DATA.x_range,
-          yr: drawn ? ya.range : DATA.y_range,
-          w: plotWidth() * (domain.x[1] - domain.x[0]),
-          h: plotHeight() * (domain.y[1] - domain.y[0]),
-          left: MARGIN.l + plotWidth() * domain.x[0],
-          top: MARGIN.t + plotHeight() * (1 - domain.y[1]),
-        };
+        const xr = drawn ? xa.range : DATA.x_range;
+        const yr = drawn ? ya.range : DATA.y_range;
+        return { xr, yr, ...pixelBox(domain, plotWidth(), plotHeight()) };
       });
     }
 
@@ -166,7 +173,7 @@
       return layout;
     }
 
-    return { panels, boxes, build };
+    return { panels, boxes, build, axisOf };
   }
 
   window.TopicMap.define("layout", ["helpers"], () => ({ make }));

@@ -7,10 +7,9 @@
   "use strict";
 
   const TopicMap = window.TopicMap;
-  const { el, swatch, fmt, topicColourOf } = TopicMap.helpers;
+  const { el, swatch, fmt, topicColourOf, byId } = TopicMap.helpers;
   const { paperText } = TopicMap.data;
   const PAGE = 50; // papers listed at a time
-  const byId = (id) => document.getElementById(id);
 
   /** How a paper is named in the panel's rows: {shortTitle, topicColour, whereAndTopic,
    * paperButton, showFailures}; actions.select(i, focus) opens a paper. */

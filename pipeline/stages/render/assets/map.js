@@ -11,12 +11,11 @@
   "use strict";
 
   const TopicMap = window.TopicMap;
-  const { fmt } = TopicMap.helpers;
+  const { fmt, byId } = TopicMap.helpers;
   const controls = TopicMap.controls;
   const D = TopicMap.data.load();
   const DATA = D.DATA;
-  const gd = document.getElementById("topic-map");
-  const byId = (id) => document.getElementById(id);
+  const gd = byId("topic-map");
 
   const state = {
     view: DATA.venue_layout === "single" ? "combined" : "venues", // or "combined"
