@@ -105,15 +105,20 @@ class TextEncoder:
         return vectors, (begun, time.time())
 
 
-def embed_here(texts: list[list[str]], encoder_factory, config: EmbedConfig, precision: str):
+def embed_here(
+    texts: list[list[str]], encoder_factory, config: EmbedConfig, precision: str,
+    out_dir: Path | None = None,
+) -> np.ndarray:  # fmt: skip
     """The local engine: each chunk's texts embedded in one call, in order (as Ray's actors
-    embed a chunk); the model is loaded first, and the embedding itself logged."""
+    embed a chunk); the model is loaded first, and the embedding itself logged (and recorded
+    in the run's timings in `out_dir`, `embedding_s`)."""
     actor = Actor(TextEncoder, (encoder_factory, config, precision))
-    done = map_chunks(EngineConfig(), actor, texts, papers=len, desc="embedding", what="",
-                      then="")  # fmt: skip
+    done = map_chunks(EngineConfig(), actor, texts, papers=len, desc="embedding")
     total, seconds = sum(map(len, texts)), embedding_span([span for _, span in done]) or 0.0
     log.info("embedding %d papers took %.1f s once the model was loaded (%.1f papers/s)",
              total, seconds, total / max(seconds, 1e-9))  # fmt: skip
+    if out_dir is not None:
+        timings.record(out_dir, "embed", embedding_s=round(seconds, 3))
     width = encoders.MODEL_WIDTH[config.model]
     return np.concatenate([np.zeros((0, width), np.float32)] + [vectors for vectors, _ in done])
 
@@ -126,13 +131,15 @@ def embed_with_cache(
     cache_dir: Path | None,
     chunk: int = EngineConfig().shard_papers,
     on_ray=None,
+    out_dir: Path | None = None,
 ) -> tuple[np.ndarray, int]:
     """Embed texts, taking known ones from the cache; returns (vectors, number newly embedded).
 
     `encoder_factory` is only called when some text is not cached, so a fully cached run never
     loads the model. The texts not cached are embedded a documents shard (of at most `chunk`
     papers) at a time (`missing_groups`): here, or on Ray when `on_ray(keys, groups)` (the
-    Ray adapter, `ray_embed.embed_on_ray` with the stage's settings) is given.
+    Ray adapter, `ray_embed.embed_on_ray` with the stage's settings) is given. `out_dir`: the
+    output folder whose run timings record the embedding itself.
     """
     width = encoders.MODEL_WIDTH[config.model]
     cache = (
@@ -147,7 +154,7 @@ def embed_with_cache(
             fresh = on_ray(keys, groups)
         else:
             todo = [[texts[p] for p in group] for group in groups if group]
-            fresh = embed_here(todo, encoder_factory, config, precision)
+            fresh = embed_here(todo, encoder_factory, config, precision, out_dir)
         known = dict(known)
         known.update(zip(missing, fresh, strict=True))
         if cache:
@@ -198,7 +205,7 @@ def run(
     start = time.perf_counter()
     vectors, n_new = embed_with_cache(
         embedding_texts(papers), lambda: encoders.load_encoder(config), config, precision,
-        cache_dir, engine.shard_papers, on_ray,
+        cache_dir, engine.shard_papers, on_ray, embeddings.parent,
     )  # fmt: skip
     seconds = time.perf_counter() - start
     log.info(

@@ -22,9 +22,10 @@ from pathlib import Path
 import numpy as np
 
 from pipeline import encoder as encoders
-from pipeline import schemas, tables
+from pipeline import schemas, tables, timings
 from pipeline.config import EmbedConfig, EngineConfig
 from pipeline.engines import Actor, WorkerError, map_chunks
+from pipeline.engines.session import ray_session
 from pipeline.errors import PipelineError
 from pipeline.stages.embed import embedding_span
 from pipeline.stages.embed.work import ShardChunk, plan, read_vectors, work_folder, write_vectors
@@ -103,16 +104,18 @@ def failed_what(chunks: list[ShardChunk]) -> str:
 
 
 def run_actors(pending: list[ShardChunk], config: EmbedConfig, precision: str,
-               engine: EngineConfig) -> None:  # fmt: skip
-    """Embed the pending chunks on Ray actors, then log the figures the Ray bench reads."""
+               engine: EngineConfig, out_dir: Path) -> None:  # fmt: skip
+    """Embed the pending chunks on Ray actors, then log the figures and record those the Ray
+    bench reads in the run's timings in `out_dir`."""
     fault = os.environ.get(FAULT_ENV)
     actor = Actor(ShardEncoder, (config.model_dump(), precision, fault))
-    start = time.perf_counter()
-    spans = map_chunks(
-        engine, actor, pending, papers=lambda c: c.size, desc="embedding",
-        what=lambda: failed_what(pending), then="rerun to resume",
-    )  # fmt: skip
-    seconds = time.perf_counter() - start
+    with ray_session(engine):  # timed once Ray is up (map_chunks joins this session)
+        start = time.perf_counter()
+        spans = map_chunks(
+            engine, actor, pending, papers=lambda c: c.size, desc="embedding",
+            what=lambda: failed_what(pending), then="rerun to resume",
+        )  # fmt: skip
+        seconds = time.perf_counter() - start
     total, actors = sum(c.size for c in pending), min(engine.concurrency, len(pending))
     working = embedding_span(spans)
     working = seconds if working is None else working
@@ -122,6 +125,8 @@ def run_actors(pending: list[ShardChunk], config: EmbedConfig, precision: str,
         total, len(pending), actors, seconds,
         total / max(seconds, 1e-9), working, total / max(working, 1e-9),
     )  # fmt: skip
+    timings.record(out_dir, "embed", embedding_s=round(working, 3), ray_s=round(seconds, 3),
+                   shards=len(pending), actors=actors)  # fmt: skip
 
 
 def embed_on_ray(
@@ -141,6 +146,6 @@ def embed_on_ray(
         log.info("ray: %d of %d shards already embedded (resuming)", len(chunks) - len(pending),
                  len(chunks))  # fmt: skip
     if pending:
-        run_actors(pending, config, precision, engine)
+        run_actors(pending, config, precision, engine, out_dir)
     width = encoders.MODEL_WIDTH[config.model]
     return np.concatenate([read_vectors(c, width) for c in chunks])

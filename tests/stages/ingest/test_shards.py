@@ -11,7 +11,9 @@ import pandas as pd
 import pytest
 
 from pipeline import schemas, tables
-from pipeline.config import EngineConfig
+from pipeline.cli import make_vars
+from pipeline.commands import build_steps
+from pipeline.config import EngineConfig, parse_config
 from pipeline.document_shards import current, manifest_of
 from pipeline.errors import PipelineError
 from pipeline.stages.ingest import shards
@@ -69,3 +71,11 @@ def test_the_shards_command_writes_them_where_the_makefile_says(tmp_path):
     assert result.returncode == 0, result.stderr
     fingerprint = tables.read_lineage(out / "documents.parquet").fingerprint
     assert len(current(out / "documents.shards/manifest.json", 76, 20, fingerprint)) == 4
+
+
+def test_make_all_and_topicmap_build_run_the_shards_command_on_ray_only():
+    local = parse_config({"inputs": ["x.txt"]}, "test")
+    ray = parse_config({"inputs": ["x.txt"], "engine": "ray"}, "test")
+    assert "shards" not in build_steps(local)
+    assert build_steps(ray) == ("ingest", "shards", *build_steps(local)[1:])
+    assert "ENGINE := ray" in make_vars(ray).splitlines()
