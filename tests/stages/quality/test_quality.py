@@ -100,8 +100,11 @@ def test_build_writes_metrics_venue_table_and_themes(bundled_build: Path):
     assert metrics["outlier_share_raw"] == pytest.approx(clusters["raw_outlier"].mean())
     assert metrics["outlier_share_final"] == pytest.approx((clusters["topic"] == -1).mean())
     # HDBSCAN's outliers near a topic join it; the rounds on the topics' firm centres may also
-    # leave a paper HDBSCAN took in unassigned (far from every centre): few either way
-    assert clusters.loc[clusters["raw_outlier"], "topic"].ge(0).any()
+    # leave a paper HDBSCAN took in unassigned (far from every centre): few either way. Whether
+    # HDBSCAN leaves any of these 76 out depends on the CPU's bf16 vectors (none on an AVX-512
+    # BF16 EPYC, several on an AMX Xeon); the reassignment itself is unit-tested in cluster's tests
+    if clusters["raw_outlier"].any():
+        assert clusters.loc[clusters["raw_outlier"], "topic"].ge(0).any()
     assert metrics["outlier_share_final"] <= 0.15
     assert metrics["labels_unique"] and metrics["labels_with_stop_or_filler_words"] == 0
     assert 0 < metrics["topic_diversity"] <= 1
