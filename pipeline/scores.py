@@ -69,8 +69,8 @@ def assignment_figures(topics: np.ndarray, raw_outlier: np.ndarray | None = None
     return {
         "papers": int(len(topics)),
         "topics": int(len(sizes)),
-        "outlier_share_raw": raw_outliers / n,
-        "outlier_share_final": final_outliers / n,
+        "outlier_share": raw_outliers / n,
+        "unassigned_share": final_outliers / n,
         "largest_topic_share": float(sizes.max() / n) if len(sizes) else 0.0,
     }
 

@@ -19,7 +19,7 @@ from bench_stage import run_make
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = ROOT.parent / "shared" / "corpora"
 FILES = [f"{venue}{year}.parquet" for venue in ("iclr", "icml") for year in range(2020, 2024)]
-FIGURES = ("topics", "outlier_share_final", "largest_topic_share", "npmi_mean", "topic_diversity")
+FIGURES = ("topics", "unassigned_share", "largest_topic_share", "npmi_mean", "topic_diversity")
 
 
 def _config(work: Path, name: str, cache: Path, **cluster) -> Path:

@@ -90,7 +90,7 @@ def make_metrics(
     figures.update(theme_figures(themes, doc_terms))
     figures.update({k: known[k] for k in TERM_FIGURES} if known else {})
     if fitted.any():
-        figures["outlier_share_raw"] = float(clusters["raw_outlier"].to_numpy()[fitted].mean())
+        figures["outlier_share"] = float(clusters["raw_outlier"].to_numpy()[fitted].mean())
     n_themes = int((themes["theme"] >= 0).sum())
     return {
         "topics": figures.pop("topics"),
@@ -133,12 +133,12 @@ def run(documents: Path, clusters: Path, topics: Path, themes: Path, metrics: Pa
     )
     tables.write_json({**figures, BASIS_KEY: basis}, metrics)
     log.info(
-        "%d topics, %d themes; outliers %.1f%% -> %.1f%%; largest topic %.1f%%; "
+        "%d topics, %d themes; HDBSCAN left out %.1f%%, unassigned %.1f%%; largest topic %.1f%%; "
         "NPMI %.3f; diversity %.2f; themes: NPMI %.3f, diversity %.2f",
         figures["topics"],
         figures["themes"],
-        100 * figures["outlier_share_raw"],
-        100 * figures["outlier_share_final"],
+        100 * figures["outlier_share"],
+        100 * figures["unassigned_share"],
         100 * figures["largest_topic_share"],
         figures["npmi_mean"] or math.nan,
         figures["topic_diversity"] or math.nan,

@@ -164,10 +164,10 @@ def run_baseline(config: QualityConfig, documents: Path, embeddings: Path, basel
     figures = make_baseline(embedding_texts(papers), vectors, config.seeds, banned_words())
     tables.write_json(figures, baseline)
     log.info(
-        "baseline: %d topics; outliers %.1f%%; largest topic %.1f%%; NPMI %.3f; diversity %.2f; "
+        "baseline: %d topics; unassigned %.1f%%; largest topic %.1f%%; NPMI %.3f; diversity %.2f; "
         "ARI min %.3f",
         figures["topics"],
-        100 * figures["outlier_share_final"],
+        100 * figures["unassigned_share"],
         100 * figures["largest_topic_share"],
         _number(figures["npmi_mean"]),
         _number(figures["topic_diversity"]),

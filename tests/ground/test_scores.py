@@ -54,12 +54,12 @@ def test_assignment_figures_raw_and_final_outliers_and_largest_topic():
     assert figures == {
         "papers": 10,
         "topics": 3,
-        "outlier_share_raw": 0.3,
-        "outlier_share_final": 0.1,
+        "outlier_share": 0.3,
+        "unassigned_share": 0.1,
         "largest_topic_share": 0.4,
     }
     # without reassignment, the raw share is the final one
-    assert assignment_figures(topics)["outlier_share_raw"] == 0.1
+    assert assignment_figures(topics)["outlier_share"] == 0.1
 
 
 def test_agreement_is_one_for_relabelled_runs_and_lower_when_they_differ():
@@ -113,8 +113,8 @@ def test_assignment_figures_of_one_paper_and_of_none():
     assert assignment_figures(np.array([], dtype=int)) == {
         "papers": 0,
         "topics": 0,
-        "outlier_share_raw": 0.0,
-        "outlier_share_final": 0.0,
+        "outlier_share": 0.0,
+        "unassigned_share": 0.0,
         "largest_topic_share": 0.0,
     }
 
@@ -144,7 +144,7 @@ def test_quality_figures_take_the_raw_outliers_from_hdbscan():
     topics = np.array([0, 0, 1, 1, -1])
     raw = np.array([True, True, False, False, True])  # three left out by HDBSCAN, two placed
     figures = quality_figures(topics, raw, {0: ["a"], 1: ["b"]}, {0: "a", 1: "b"}, [{"a"}], set())
-    assert figures["outlier_share_raw"] == pytest.approx(0.6)
-    assert figures["outlier_share_final"] == pytest.approx(0.2)
+    assert figures["outlier_share"] == pytest.approx(0.6)
+    assert figures["unassigned_share"] == pytest.approx(0.2)
     same = quality_figures(topics, None, {0: ["a"], 1: ["b"]}, {0: "a", 1: "b"}, [{"a"}], set())
-    assert same["outlier_share_raw"] == pytest.approx(0.2)
+    assert same["outlier_share"] == pytest.approx(0.2)

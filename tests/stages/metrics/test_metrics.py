@@ -48,7 +48,7 @@ def test_build_metrics_on_a_tiny_build():
     )
     figures = make_metrics(documents, clusters, topics, themes)
     assert figures["topics"] == 2 and figures["themes"] == 1
-    assert figures["outlier_share_raw"] == 0.5 and figures["outlier_share_final"] == 0.25
+    assert figures["outlier_share"] == 0.5 and figures["unassigned_share"] == 0.25
     assert figures["largest_topic_share"] == 0.5
     assert figures["topic_diversity"] == 1.0
     assert figures["labels_unique"] and figures["labels_with_stop_or_filler_words"] == 0

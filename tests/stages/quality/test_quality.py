@@ -77,7 +77,7 @@ def test_baseline_is_bertopic_defaults_scored_like_this_build():
     texts = [f"{words[t]} and the paper {i}" for i, t in enumerate(truth)]
     figures = make_baseline(texts, vectors, [1, 2], banned_words())
     assert figures["topics"] >= 2 and figures["seed"] == 1
-    for key in ("outlier_share_final", "largest_topic_share", "topic_diversity"):
+    for key in ("unassigned_share", "largest_topic_share", "topic_diversity"):
         assert 0 <= figures[key] <= 1, key
     # NPMI of the baseline's own terms: each topic's score in [-1, 1], the mean over topics
     scores = [row["npmi"] for row in figures["npmi_by_topic"] if row["npmi"] is not None]
@@ -97,15 +97,15 @@ def test_build_writes_metrics_venue_table_and_themes(bundled_build: Path):
     assert 3 <= metrics["topics"] <= 12, metrics  # several distinct topics from 76 papers
     assert metrics["papers"] == 76
     clusters = tables.read_table(bundled_build / "clusters.parquet", schemas.CLUSTERS)
-    assert metrics["outlier_share_raw"] == pytest.approx(clusters["raw_outlier"].mean())
-    assert metrics["outlier_share_final"] == pytest.approx((clusters["topic"] == -1).mean())
+    assert metrics["outlier_share"] == pytest.approx(clusters["raw_outlier"].mean())
+    assert metrics["unassigned_share"] == pytest.approx((clusters["topic"] == -1).mean())
     # HDBSCAN's outliers near a topic join it; the rounds on the topics' firm centres may also
     # leave a paper HDBSCAN took in unassigned (far from every centre): few either way. Whether
     # HDBSCAN leaves any of these 76 out depends on the CPU's bf16 vectors (none on an AVX-512
     # BF16 EPYC, several on an AMX Xeon); the reassignment itself is unit-tested in cluster's tests
     if clusters["raw_outlier"].any():
         assert clusters.loc[clusters["raw_outlier"], "topic"].ge(0).any()
-    assert metrics["outlier_share_final"] <= 0.15
+    assert metrics["unassigned_share"] <= 0.15
     assert metrics["labels_unique"] and metrics["labels_with_stop_or_filler_words"] == 0
     assert 0 < metrics["topic_diversity"] <= 1
     scores = [row["npmi"] for row in metrics["npmi_by_topic"] if row["npmi"] is not None]
