@@ -23,7 +23,7 @@ from pipeline.errors import PipelineError
 from pipeline.labels import with_labels
 from pipeline.stages.cluster import model as models
 from pipeline.stages.cluster.place import place
-from pipeline.stages.embed import embed_with_cache
+from pipeline.stages.embed import make_embeddings
 from pipeline.stages.ingest import make_documents, read_file
 from pipeline.text import embedding_texts
 
@@ -89,7 +89,7 @@ def place_file(path: Path, model_dir: Path, config: Config) -> pd.DataFrame:
     documents = read_papers(path, config)
     cache_dir = Path(config.embed.cache_dir) if config.embed.cache_dir else None
     precision = encoders.resolve_precision(config.embed)
-    vectors, _ = embed_with_cache(
+    vectors, _ = make_embeddings(
         embedding_texts(documents),
         lambda: encoders.load_encoder(config.embed),
         config.embed,

@@ -123,7 +123,7 @@ def embed_here(
     return np.concatenate([np.zeros((0, width), np.float32)] + [vectors for vectors, _ in done])
 
 
-def embed_with_cache(
+def make_embeddings(
     texts: list[str],
     encoder_factory,
     config: EmbedConfig,
@@ -203,7 +203,7 @@ def run(
         on_ray = partial(embed_on_ray, sources=sources, out_dir=embeddings.parent, config=config,
                          precision=precision, engine=engine)  # fmt: skip
     start = time.perf_counter()
-    vectors, n_new = embed_with_cache(
+    vectors, n_new = make_embeddings(
         embedding_texts(papers), lambda: encoders.load_encoder(config), config, precision,
         cache_dir, engine.shard_papers, on_ray, embeddings.parent,
     )  # fmt: skip

