@@ -59,8 +59,10 @@ def part_name(index: int) -> str:
 def manifest(fingerprint: str, n_papers: int, size: int) -> dict:
     """What the shards of the documents table (its fingerprint, `n_papers`) cut into shards of
     at most `size` are: the table, the cut, and each part's file and rows."""
-    parts = [{"file": part_name(i), "rows": [start, stop]}
-             for i, (start, stop) in enumerate(shard_bounds(n_papers, size))]  # fmt: skip
+    parts = [
+        {"file": part_name(i), "rows": [start, stop]}
+        for i, (start, stop) in enumerate(shard_bounds(n_papers, size))
+    ]
     return {"documents": fingerprint, "papers": n_papers, "cut": cut_name(size), "parts": parts}
 
 

@@ -70,8 +70,11 @@ def cpu_has_native_bf16() -> bool:
 
 def cpu_identity() -> str:
     """The CPU a speed was measured on: its model, the flags that matter here and the cores."""
-    names = [line.split(":", 1)[1].strip() for line in _cpuinfo().splitlines()
-             if line.startswith("model name")]  # fmt: skip
+    names = [
+        line.split(":", 1)[1].strip()
+        for line in _cpuinfo().splitlines()
+        if line.startswith("model name")
+    ]
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return f"{names[0] if names else 'unknown CPU'} | {' '.join(cpu_flags())} | {cores} cores"
 

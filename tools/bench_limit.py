@@ -57,10 +57,12 @@ def bench_limit(texts: list[str], runs: int = 3) -> dict:
     tokens = [len(ids) for ids in encoded]
     per_paper = float(
         np.mean(
-            [flops_per_paper(t, bert.num_hidden_layers, bert.hidden_size, bert.intermediate_size)
-             for t in tokens]
+            [
+                flops_per_paper(t, bert.num_hidden_layers, bert.hidden_size, bert.intermediate_size)
+                for t in tokens
+            ]
         )
-    )  # fmt: skip
+    )
     precisions = ["fp32"] + (["bf16"] if encoders.cpu_has_native_bf16() else [])
     result = {
         "cpu_flags": cpu_flags(),

@@ -30,8 +30,12 @@ MAX_FIGURE_GAP = 0.01  # NPMI and diversity, from fp32's
 
 def _build(config: Path, out: Path, precision: str, seed: int | None = None) -> float:
     """A build in a process of its own; the embed stage's papers/s."""
-    sets = [f"output_dir={out}", f"embed.cache_dir={out / 'cache'}",
-            "embed.progress_bar=false", f"embed.precision={precision}"]  # fmt: skip
+    sets = [
+        f"output_dir={out}",
+        f"embed.cache_dir={out / 'cache'}",
+        "embed.progress_bar=false",
+        f"embed.precision={precision}",
+    ]
     if seed is not None:
         sets.append(f"cluster.random_state={seed}")
     command = [sys.executable, "-m", "pipeline", "build", "--config", str(config)]

@@ -184,8 +184,10 @@ def bench_label_ray(config_path: Path, work: Path, sizes: list[int]) -> list[dic
                 )
             rows.append(_label_row(folder, size, kind, workers, base))
             pairs = (("topics.parquet", schemas.TOPICS), ("themes.parquet", schemas.THEMES))
-            same = [tables.read_table(folder / n, s).equals(tables.read_table(local / n, s))
-                    for n, s in pairs]  # fmt: skip
+            same = [
+                tables.read_table(folder / n, s).equals(tables.read_table(local / n, s))
+                for n, s in pairs
+            ]
             rows[-1]["same_labels"] = all(same)
             print(rows[-1], file=sys.stderr, flush=True)
     return rows

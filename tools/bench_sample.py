@@ -77,7 +77,8 @@ def report(s: dict) -> list[str]:
         f"  make all: full {s['full_s']:.0f} s, sample {s['half_s']:.0f} s (embeddings cached)",
     ]
     for name, figures in s["figures"].items():
-        cells = "  ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}"
-                          for k, v in figures.items())  # fmt: skip
+        cells = "  ".join(
+            f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in figures.items()
+        )
         lines.append(f"  {name:<5} {cells}")
     return lines

@@ -42,10 +42,15 @@ def chunk_bounds(n: int, size: int) -> list[tuple[int, int]]:
 
 
 def map_chunks(
-    engine: EngineConfig, work: Callable[[Any], Any] | Actor, chunks: Sequence, *,
-    papers: Callable[[Any], int], desc: str, what: str | Callable[[], str] = "the work",
+    engine: EngineConfig,
+    work: Callable[[Any], Any] | Actor,
+    chunks: Sequence,
+    *,
+    papers: Callable[[Any], int],
+    desc: str,
+    what: str | Callable[[], str] = "the work",
     then: str = "rerun the stage",
-) -> list:  # fmt: skip
+) -> list:
     """[work(chunk) for chunk in chunks] on the configured engine, with a bar of papers done
     (`papers(chunk)` each; `desc` names the work). When Ray gives up on a chunk, the stage stops
     with one line: `what` failed (or a callable saying it once known), and `then`, what to do.

@@ -56,23 +56,36 @@ def _mapped(ray, engine: EngineConfig, work, items: list[dict]):
     workers = min(engine.concurrency, len(items))
     dataset = ray.data.from_items(items, override_num_blocks=len(items))
     if isinstance(work, Actor):
-        fn, options = _ActorBatches, {
-            "compute": ray.data.ActorPoolStrategy(size=workers), "fn_constructor_args": (work,),
-            "max_restarts": engine.max_retries, "max_task_retries": engine.max_retries,
-        }  # fmt: skip
+        fn, options = (
+            _ActorBatches,
+            {
+                "compute": ray.data.ActorPoolStrategy(size=workers),
+                "fn_constructor_args": (work,),
+                "max_restarts": engine.max_retries,
+                "max_task_retries": engine.max_retries,
+            },
+        )
     else:
         fn = _task_batch
-        options = {"concurrency": workers, "max_retries": engine.max_retries,
-                   "fn_kwargs": {"work": work}}  # fmt: skip
+        options = {
+            "concurrency": workers,
+            "max_retries": engine.max_retries,
+            "fn_kwargs": {"work": work},
+        }
     with warnings.catch_warnings():  # retries are still only ray_remote_args in Ray 2.60
         warnings.simplefilter("ignore", DeprecationWarning)
         return dataset.map_batches(fn, batch_size=1, num_cpus=CPUS_PER_WORKER, **options)
 
 
 def map_on_ray(
-    engine: EngineConfig, work, chunks: list, papers: Callable[[Any], int], desc: str,
-    what: str | Callable[[], str], then: str,
-) -> list:  # fmt: skip
+    engine: EngineConfig,
+    work,
+    chunks: list,
+    papers: Callable[[Any], int],
+    desc: str,
+    what: str | Callable[[], str],
+    then: str,
+) -> list:
     """The results of `work` on each chunk, in the chunks' order (see chunks.map_chunks)."""
     sizes = [papers(c) for c in chunks]
     results: list = [None] * len(chunks)

@@ -87,10 +87,14 @@ def _use_build_terms(model, topics: pd.DataFrame) -> None:
     for topic, terms in zip(topics["topic"], topics["terms"], strict=True):
         row = row_of.get(int(topic))
         representations[int(topic)] = [
-            (term, float(weights[row, vocabulary[term]]) if row is not None and term in vocabulary
-             else 0.0)
+            (
+                term,
+                float(weights[row, vocabulary[term]])
+                if row is not None and term in vocabulary
+                else 0.0,
+            )
             for term in terms
-        ] or [("", 0.0)]  # fmt: skip
+        ] or [("", 0.0)]
     model.topic_representations_ = {t: representations.get(t, [("", 0.0)]) for t in row_of}
     labels = dict(zip(topics["topic"].astype(int), topics["label"], strict=True))
     model.set_topic_labels({t: labels.get(t, "") for t in row_of})

@@ -115,8 +115,9 @@ def test_hostile_text_never_runs_in_the_report(tmp_path: Path, open_offline):
     topic_chart = page.evaluate(PLOTLY_TEXT, "venue-chart")
     assert HOSTILE_VENUE in topic_chart and HOSTILE_LABEL in topic_chart, topic_chart
     assert HOSTILE_THEME in page.evaluate(PLOTLY_TEXT, "theme-chart")
-    treemap = " ".join(page.evaluate("[...document.querySelectorAll('#treemap text')]"
-                                     ".map(n => n.textContent)"))  # fmt: skip
+    treemap = " ".join(
+        page.evaluate("[...document.querySelectorAll('#treemap text')].map(n => n.textContent)")
+    )
     assert all(text in treemap for text in (HOSTILE_LABEL, HOSTILE_THEME, HOSTILE_VENUE)), treemap
     hovers = page.evaluate(
         """() => {

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from pipeline.config import RenderConfig
+from pipeline.labels import theme_level
 from pipeline.stages.render import make_pages
-from pipeline.stages.render.shaping import theme_level
 from tests.support.browser_site import (
     HAS_REAL_BUILD,
     axe_violations,

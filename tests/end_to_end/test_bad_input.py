@@ -68,11 +68,14 @@ def _ingest(tmp_path: Path, inputs: list[str], extra: str = "", capsys=None) -> 
     code = main(
         [
             "ingest",
-            "--config", str(config),
-            "--documents", str(out / "documents.parquet"),
-            "--rejected", str(out / "rejected.parquet"),
+            "--config",
+            str(config),
+            "--documents",
+            str(out / "documents.parquet"),
+            "--rejected",
+            str(out / "rejected.parquet"),
         ]
-    )  # fmt: skip
+    )
     return code, capsys.readouterr().err if capsys else ""
 
 

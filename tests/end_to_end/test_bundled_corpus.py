@@ -27,8 +27,16 @@ STAGE_FILES = [
 
 
 def test_build_leaves_every_stage_file(bundled_build: Path):
-    for name in [*STAGE_FILES, "rejected.parquet", "metrics.json", "index.html", "map.html",
-                 "topic_info.csv", "document_info.csv", "rejected.csv"]:  # fmt: skip
+    for name in [
+        *STAGE_FILES,
+        "rejected.parquet",
+        "metrics.json",
+        "index.html",
+        "map.html",
+        "topic_info.csv",
+        "document_info.csv",
+        "rejected.csv",
+    ]:
         assert (bundled_build / name).stat().st_size > 0, name
     assert not list(bundled_build.glob("*.tmp")), "temporary files left behind"
 
@@ -91,11 +99,15 @@ def test_rebuilding_clusters_gives_identical_topics(bundled_build: Path, tmp_pat
     out = tmp_path / "clusters.parquet"
     result = run_cli(
         "cluster",
-        "--config", str(config),
-        "--documents", str(bundled_build / "documents.parquet"),
-        "--embeddings", str(bundled_build / "embeddings.parquet"),
-        "--clusters", str(out),
-    )  # fmt: skip
+        "--config",
+        str(config),
+        "--documents",
+        str(bundled_build / "documents.parquet"),
+        "--embeddings",
+        str(bundled_build / "embeddings.parquet"),
+        "--clusters",
+        str(out),
+    )
     assert result.returncode == 0, result.stderr
     first = tables.read_table(bundled_build / "clusters.parquet", schemas.CLUSTERS)
     second = tables.read_table(out, schemas.CLUSTERS)
@@ -138,10 +150,14 @@ def test_real_corpora_ingest_all_3401_papers(tmp_path: Path):
         tmp_path / "out",
     )
     result = run_cli(
-        "ingest", "--config", str(config),
-        "--documents", str(tmp_path / "out/documents.parquet"),
-        "--rejected", str(tmp_path / "out/rejected.parquet"),
-    )  # fmt: skip
+        "ingest",
+        "--config",
+        str(config),
+        "--documents",
+        str(tmp_path / "out/documents.parquet"),
+        "--rejected",
+        str(tmp_path / "out/rejected.parquet"),
+    )
     assert result.returncode == 0, result.stderr
     assert "total: read 3401 = kept 3401 + rejected 0" in result.stderr
     documents = tables.read_table(tmp_path / "out/documents.parquet", schemas.DOCUMENTS)

@@ -129,9 +129,15 @@ def _default_sigint() -> None:
 def _start_paused(command: list[str], env: dict, marker: Path) -> subprocess.Popen:
     """Start `command` and wait until it is half-way through the paused write."""
     proc = subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True, preexec_fn=_default_sigint,
-    )  # fmt: skip
+        command,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=_default_sigint,
+    )
     deadline = time.monotonic() + 300
     while not marker.exists():
         if proc.poll() is not None or time.monotonic() > deadline:

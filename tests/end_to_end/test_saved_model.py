@@ -89,13 +89,24 @@ def test_topicmap_assign_places_a_files_papers_without_touching_the_build(grown,
     script = Path(sys.executable).parent / "topicmap"
     result = subprocess.run(
         [str(script), "place", str(extra), "--config", str(config), "--out", str(table_path)],
-        cwd=tmp_path, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     placed = pd.read_csv(table_path)
     assert list(placed.columns) == [
-        "doc_id", "title", "topic", "topic_label", "theme", "theme_label", "similarity", "x", "y",
-    ]  # fmt: skip
+        "doc_id",
+        "title",
+        "topic",
+        "topic_label",
+        "theme",
+        "theme_label",
+        "similarity",
+        "x",
+        "y",
+    ]
     assert len(placed) == 3 and placed["topic_label"].notna().all()
     assert {p.name: p.stat().st_mtime for p in out.iterdir()} == before
     other = write_config(
@@ -103,8 +114,11 @@ def test_topicmap_assign_places_a_files_papers_without_touching_the_build(grown,
     )
     refused = subprocess.run(
         [str(script), "place", str(extra), "--config", str(other)],
-        cwd=tmp_path, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert refused.returncode == 1
     assert "fitted with other settings (cluster.outlier_threshold)" in refused.stderr
 

@@ -117,11 +117,19 @@ def test_a_chunk_failing_for_good_stops_with_one_line(_ray_workers_import_this_c
     """A Ray task that fails on every try: the stage's one line, not Ray's traceback."""
     engine = EngineConfig(kind="ray", concurrency=1, max_retries=1)
     with pytest.raises(PipelineError) as caught:
-        map_chunks(engine, _fails, [[0]], papers=len, desc="counting", what="counting terms",
-                   then="rerun the label stage")  # fmt: skip
+        map_chunks(
+            engine,
+            _fails,
+            [[0]],
+            papers=len,
+            desc="counting",
+            what="counting terms",
+            then="rerun the label stage",
+        )
     message = str(caught.value)
     assert message.startswith("counting terms failed on Ray after 1 retries (")
     assert message.endswith("); rerun the label stage") and "\n" not in message
     with pytest.raises(PipelineError, match=r"^node7 cannot read \[0\]$"):
-        map_chunks(engine, _unreadable, [[0]], papers=len, desc="reading", what="reading",
-                   then="rerun")  # fmt: skip
+        map_chunks(
+            engine, _unreadable, [[0]], papers=len, desc="reading", what="reading", then="rerun"
+        )

@@ -80,8 +80,9 @@ def test_2000_real_papers_same_results_on_ray_and_local_through_the_cli(tmp_path
     assert "the documents as 13 shards of at most 256 papers" in printed["ray"]
     assert "ray: embedded 2000 papers in 13 shards on 2 actors" in printed["ray"]
     assert "ray:" not in printed["local"] and "shards" not in printed["local"]
-    local_line = re.search(r"embedding 2000 papers took ([\d.]+) s once the model was loaded",
-                           printed["local"])  # fmt: skip
+    local_line = re.search(
+        r"embedding 2000 papers took ([\d.]+) s once the model was loaded", printed["local"]
+    )
     assert float(local_line[1]) > 0
     local, ray = outs["local"], outs["ray"]
     np.testing.assert_array_equal(*[_vectors(o / "embeddings.parquet") for o in (ray, local)])

@@ -162,8 +162,10 @@ def test_int8_quantises_the_linear_layers_and_stays_near_fp32_on_real_abstracts(
     int8 = load_encoder(int8_config)
     kinds = {type(m) for m in int8.modules()}
     assert QuantisedLinear in kinds and torch.nn.Linear not in kinds  # none left in fp32
-    cosine = (embed_texts(texts, load_encoder(fp32_config), fp32_config)
-              * embed_texts(texts, int8, int8_config)).sum(axis=1)  # fmt: skip
+    cosine = (
+        embed_texts(texts, load_encoder(fp32_config), fp32_config)
+        * embed_texts(texts, int8, int8_config)
+    ).sum(axis=1)
     assert len(texts) == 8 and 0.8 <= cosine.min() and cosine.max() < 0.99999, cosine
 
 

@@ -86,8 +86,11 @@ def test_the_environment_is_the_lock():
 def test_make_installs_the_lock_with_hashes_and_the_project_without_dependencies():
     result = subprocess.run(
         ["make", "--no-print-directory", "-n", "-B", "venv"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     commands = result.stdout.splitlines()
     assert any("about 2.2 GB" in c for c in commands)  # the first make says what it installs
@@ -101,8 +104,11 @@ def test_make_installs_the_lock_with_hashes_and_the_project_without_dependencies
 def test_make_lock_resolves_with_hashes_into_the_lock():
     result = subprocess.run(
         ["make", "--no-print-directory", "-n", "lock"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     recipe = re.sub(r"\\\n\s*", " ", result.stdout)  # one line per command
     compile_line = next(c for c in recipe.splitlines() if "pip-compile --" in c)

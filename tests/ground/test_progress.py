@@ -56,16 +56,23 @@ def test_bars_show_on_a_terminal(monkeypatch):
         pass
     assert "shown" in terminal.getvalue() and "a step" in terminal.getvalue()
     assert progress.umap_kwds("UMAP 2-D") == {
-        "desc": "UMAP 2-D", "disable": False, "leave": False, "dynamic_ncols": True
-    }  # fmt: skip
+        "desc": "UMAP 2-D",
+        "disable": False,
+        "leave": False,
+        "dynamic_ncols": True,
+    }
 
 
 def _run_demo(stderr) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.run(
-        [sys.executable, "-c", DEMO], cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr,
-        env=env, timeout=60,
-    )  # fmt: skip
+        [sys.executable, "-c", DEMO],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        env=env,
+        timeout=60,
+    )
 
 
 def test_a_real_process_shows_bars_on_a_pty_and_none_when_piped():

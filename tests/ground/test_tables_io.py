@@ -156,7 +156,7 @@ def test_a_stage_reads_only_the_columns_and_papers_it_asks_for(tmp_path):
                     }
                 )
                 for i in (0, 2, 4)
-            ]  # fmt: skip
+            ]
         ),
         embeddings,
         row_group_size=2,

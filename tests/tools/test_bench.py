@@ -124,17 +124,34 @@ def test_bench_configs_load_with_their_own_cache_and_no_progress_bar(tmp_path):
 
 def test_report_prints_every_figure_side_by_side():
     results = {
-        "embed": {"papers": 96, "runs": 3, "precision": "fp32", "ours_per_s": 8.6,
-                  "plain_fp32_per_s": 4.3, "ratio": 2.0, "min_cosine": 0.99997},
-        "build": {"cold_s": 100.0, "cold_stages": {"embed": (40.0, 900), "cluster": (30.0, 800),
-                                                   "label": (10.0, 700)},
-                  "peak_mb": 900, "bertopic_defaults_s": 150.0, "cold_speedup": 1.5,
-                  "bertopic_embed_s": 110.0, "bertopic_fit_s": 32.0, "load": [0.5, 1.9],
-                  "add_19_s": 20.0, "add_19_embedded": 19, "add_19_speedup": 5.0,
-                  "add_19_placed": 19, "add_19_unchanged": True,
-                  "render_only_s": 2.0, "render_only_stages": ["render"]},
+        "embed": {
+            "papers": 96,
+            "runs": 3,
+            "precision": "fp32",
+            "ours_per_s": 8.6,
+            "plain_fp32_per_s": 4.3,
+            "ratio": 2.0,
+            "min_cosine": 0.99997,
+        },
+        "build": {
+            "cold_s": 100.0,
+            "cold_stages": {"embed": (40.0, 900), "cluster": (30.0, 800), "label": (10.0, 700)},
+            "peak_mb": 900,
+            "bertopic_defaults_s": 150.0,
+            "cold_speedup": 1.5,
+            "bertopic_embed_s": 110.0,
+            "bertopic_fit_s": 32.0,
+            "load": [0.5, 1.9],
+            "add_19_s": 20.0,
+            "add_19_embedded": 19,
+            "add_19_speedup": 5.0,
+            "add_19_placed": 19,
+            "add_19_unchanged": True,
+            "render_only_s": 2.0,
+            "render_only_stages": ["render"],
+        },
         "scaling": [{"papers": 10000, **{s: (12.0, 700) for s in bench.SCALING_STAGES}}],
-    }  # fmt: skip
+    }
     text = bench.report(results)
     for line in (
         "  ours                8.6 papers/s",
@@ -217,11 +234,13 @@ def test_bench_embed_reports_the_median_run_and_its_ratio(monkeypatch, tmp_path)
 
 
 def test_bench_build_speedups_are_baseline_over_cold_and_cold_over_added(monkeypatch, tmp_path):
-    runs = iter([
-        (100.0, {"embed": {"wall_s": 40.0, "peak_mb": 900, "new_papers": 3401}}),
-        (20.0, {"embed": {"wall_s": 5.0, "peak_mb": 700, "new_papers": 19}}),
-        (2.0, {"render": {"wall_s": 2.0, "peak_mb": 300}}),
-    ])  # fmt: skip
+    runs = iter(
+        [
+            (100.0, {"embed": {"wall_s": 40.0, "peak_mb": 900, "new_papers": 3401}}),
+            (20.0, {"embed": {"wall_s": 5.0, "peak_mb": 700, "new_papers": 19}}),
+            (2.0, {"render": {"wall_s": 2.0, "peak_mb": 300}}),
+        ]
+    )
     monkeypatch.setattr(bench.bench_stage, "run_make", lambda config: next(runs))
     baseline = {"total_s": 150.0, "embed_s": 110.0, "fit_s": 32.0}
     monkeypatch.setattr(bench, "_bertopic_defaults", lambda texts, work: baseline)
@@ -241,14 +260,42 @@ def test_bench_build_speedups_are_baseline_over_cold_and_cold_over_added(monkeyp
 
 def test_ray_section_reports_both_engines_side_by_side_with_the_load():
     bench_ray = load_tool("bench_ray")
-    run = {"papers": 3401, "embed_s": 120.0, "stage_s": 121.0, "runs": 2, "loads": [1.5, 3.0],
-           "cluster_label_s": 80.0, "working_s": 113.4}  # fmt: skip
-    ray = {**run, "embed_s": 125.0, "stage_s": 126.0, "loads": [2.0, 2.5], "shards": 7,
-           "actors": 2, "actors_s": 110.0, "cluster_label_s": 82.0, "working_s": 100.0}  # fmt: skip
-    results = {"local": run, "ray": ray, "workers": 2, "local_per_s": 28.3, "ray_per_s": 27.2,
-               "ray_actors_per_s": 30.9, "ratio": 0.96, "working_ratio": 1.134, "min_cosine": 1.0,
-               "identical_embeddings": True, "identical_topics": False,
-               "cpu_flags": ["avx512_bf16"], "cores": 2, "shard_papers": 512}  # fmt: skip
+    run = {
+        "papers": 3401,
+        "embed_s": 120.0,
+        "stage_s": 121.0,
+        "runs": 2,
+        "loads": [1.5, 3.0],
+        "cluster_label_s": 80.0,
+        "working_s": 113.4,
+    }
+    ray = {
+        **run,
+        "embed_s": 125.0,
+        "stage_s": 126.0,
+        "loads": [2.0, 2.5],
+        "shards": 7,
+        "actors": 2,
+        "actors_s": 110.0,
+        "cluster_label_s": 82.0,
+        "working_s": 100.0,
+    }
+    results = {
+        "local": run,
+        "ray": ray,
+        "workers": 2,
+        "local_per_s": 28.3,
+        "ray_per_s": 27.2,
+        "ray_actors_per_s": 30.9,
+        "ratio": 0.96,
+        "working_ratio": 1.134,
+        "min_cosine": 1.0,
+        "identical_embeddings": True,
+        "identical_topics": False,
+        "cpu_flags": ["avx512_bf16"],
+        "cores": 2,
+        "shard_papers": 512,
+    }
     lines = bench_ray.report(results)
     assert "CPU flags avx512_bf16; shards of 512 papers; median of 2 alternating runs" in lines[0]
     assert "load average at each start local/ray: 1.5/2.0, 3.0/2.5" in lines[0]
@@ -263,15 +310,25 @@ def test_ray_section_reports_both_engines_side_by_side_with_the_load():
 
 def test_ray_section_reads_each_engines_embedding_figures_from_the_stages_record(monkeypatch):
     bench_ray = load_tool("bench_ray")
-    local = {"wall_s": 30.5, "peak_mb": 900, "engine": "local", "new_papers": 300,
-             "cached_papers": 0, "embed_s": 29.0, "embedding_s": 25.0}  # fmt: skip
+    local = {
+        "wall_s": 30.5,
+        "peak_mb": 900,
+        "engine": "local",
+        "new_papers": 300,
+        "cached_papers": 0,
+        "embed_s": 29.0,
+        "embedding_s": 25.0,
+    }
     ray = {**local, "engine": "ray", "ray_s": 27.0, "shards": 4, "actors": 2}
     records = iter([local, ray, {**local, "embedding_s": None}])
     monkeypatch.setattr(bench_ray, "run_stage", lambda stage, config: next(records))
     figures = bench_ray._embed(ROOT / "c.yaml")
     assert {k: figures[k] for k in ("papers", "embed_s", "stage_s", "working_s")} == {
-        "papers": 300, "embed_s": 29.0, "stage_s": 30.5, "working_s": 25.0
-    }  # fmt: skip
+        "papers": 300,
+        "embed_s": 29.0,
+        "stage_s": 30.5,
+        "working_s": 25.0,
+    }
     assert "actors_s" not in figures
     on_ray = bench_ray._embed(ROOT / "c.yaml")
     assert (on_ray["shards"], on_ray["actors"], on_ray["actors_s"]) == (4, 2, 27.0)
@@ -287,13 +344,29 @@ def test_ray_scaling_grows_the_corpus_with_new_texts_and_reports_each_engine():
     assert grown["title"].tolist()[2:5] == ["C", "A [copy 1]", "B [copy 1]"]
     assert grown["year"].tolist() == [1, 2, 3, 1, 2, 3, 1] and grown["doc_id"].is_unique
     rows = [
-        {"papers": 10000, "engine": "local", "workers": 2, "embed": (120.4, 1500),
-         "embed_per_s": 83.1, "cluster": (30.0, 700), "label": (20.0, 900),
-         "identical_embeddings": True, "identical_clusters": True},
-        {"papers": 10000, "engine": "ray", "workers": 1, "embed": (240.0, 800),
-         "embed_per_s": 41.7, "cluster": (31.0, 710), "label": (21.0, 905),
-         "identical_embeddings": True, "identical_clusters": False},
-    ]  # fmt: skip
+        {
+            "papers": 10000,
+            "engine": "local",
+            "workers": 2,
+            "embed": (120.4, 1500),
+            "embed_per_s": 83.1,
+            "cluster": (30.0, 700),
+            "label": (20.0, 900),
+            "identical_embeddings": True,
+            "identical_clusters": True,
+        },
+        {
+            "papers": 10000,
+            "engine": "ray",
+            "workers": 1,
+            "embed": (240.0, 800),
+            "embed_per_s": 41.7,
+            "cluster": (31.0, 710),
+            "label": (21.0, 905),
+            "identical_embeddings": True,
+            "identical_clusters": False,
+        },
+    ]
     lines = scaling.report(rows)
     assert (
         lines[2]

@@ -50,12 +50,20 @@ def test_limit_table_prints_every_precision_and_its_share():
         "mean_tokens": 236.0,
         "gflop_per_paper": 5.53,
         "precisions": {
-            "fp32": {"gemm_gflops": 180.0, "limit_papers_per_s": 32.5, "papers_per_s": 26.0,
-                     "share_of_limit": 0.8},
-            "bf16": {"gemm_gflops": 420.0, "limit_papers_per_s": 75.9, "papers_per_s": 59.0,
-                     "share_of_limit": 0.777},
+            "fp32": {
+                "gemm_gflops": 180.0,
+                "limit_papers_per_s": 32.5,
+                "papers_per_s": 26.0,
+                "share_of_limit": 0.8,
+            },
+            "bf16": {
+                "gemm_gflops": 420.0,
+                "limit_papers_per_s": 75.9,
+                "papers_per_s": 59.0,
+                "share_of_limit": 0.777,
+            },
         },
-    }  # fmt: skip
+    }
     text = "\n".join(limit.limit_lines(result))
     assert "avx2 avx512_bf16, 2 threads" in text and "236 tokens and 5.53 GFLOP" in text
     assert "fp32" in text and " 180 " in text and "32.5" in text and "80%" in text

@@ -14,8 +14,14 @@ from tests.support.runs import load_tool
 
 modes = load_tool("bench_modes")
 
-FP32 = {"papers_per_s": 30.0, "cosine_min": 1.0, "cosine_mean": 1.0, "ari_to_fp32": 1.0,
-        "npmi_mean": 0.20, "topic_diversity": 0.80}  # fmt: skip
+FP32 = {
+    "papers_per_s": 30.0,
+    "cosine_min": 1.0,
+    "cosine_mean": 1.0,
+    "ari_to_fp32": 1.0,
+    "npmi_mean": 0.20,
+    "topic_diversity": 0.80,
+}
 
 
 def _row(**changes) -> dict:
@@ -27,7 +33,7 @@ def _row(**changes) -> dict:
     [
         pytest.param(
             _row(papers_per_s=90, cosine_mean=0.99998, ari_to_fp32=0.93), True, id="bf16-like"
-        ),  # fmt: skip
+        ),
         pytest.param(_row(cosine_mean=0.985), False, id="vectors-moved"),
         pytest.param(_row(ari_to_fp32=0.89), False, id="topics-agree-less-than-two-seeds"),
         pytest.param(_row(npmi_mean=0.189), False, id="npmi-lower-by-over-0.01"),
@@ -56,8 +62,13 @@ def test_the_modes_file_keeps_other_cpus_and_auto_reads_this_ones(tmp_path, monk
     path.parent.mkdir()
     path.write_text(json.dumps({"another CPU": {"choice": "int8"}}), encoding="utf-8")
     monkeypatch.setattr(encoders, "cpu_identity", lambda: "this CPU")
-    result = {"cpu": "this CPU", "papers": 10, "seed_pair_ari": 0.9, "choice": "bf16",
-              "modes": {"fp32": dict(FP32, faithful=True)}}  # fmt: skip
+    result = {
+        "cpu": "this CPU",
+        "papers": 10,
+        "seed_pair_ari": 0.9,
+        "choice": "bf16",
+        "modes": {"fp32": dict(FP32, faithful=True)},
+    }
     modes.record(result, path)
     known = json.loads(path.read_text(encoding="utf-8"))
     assert known["another CPU"] == {"choice": "int8"}

@@ -60,8 +60,12 @@ def test_topicmap_build_gives_what_make_all_gives(bundled_build: Path, tmp_path:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"}
     result = subprocess.run(
         [str(script), "build", "--config", str(config)],
-        cwd=ROOT, capture_output=True, text=True, timeout=900, env=env,
-    )  # fmt: skip
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=env,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     for name in ("documents", "clusters", "topics", "themes", "venue_topics"):
         schema = getattr(schemas, name.upper())

@@ -168,9 +168,17 @@ def test_stage_refuses_tables_from_different_builds(tmp_path, stage, outputs):
         extra = ["--topics", str(clusters), "--themes", str(clusters)]
     written = [o if o.startswith("--") else str(tmp_path / o) for o in outputs]
     result = run_main(
-        stage, "--config", str(config), "--documents", str(new), "--clusters", str(clusters),
-        *extra, *written, cwd=tmp_path,
-    )  # fmt: skip
+        stage,
+        "--config",
+        str(config),
+        "--documents",
+        str(new),
+        "--clusters",
+        str(clusters),
+        *extra,
+        *written,
+        cwd=tmp_path,
+    )
     assert result.returncode == 1, result.stderr
     line = _single_error_line(result.stderr.replace("\r", ""))
     assert line == f"error: {clusters} was built from a different {new}: rerun make"
@@ -210,8 +218,11 @@ def test_console_script_runs_a_stage_with_an_override(tmp_path):
     override = ["--set", "ingest.venue=NeurIPS 2024"]
     result = subprocess.run(
         [str(script), "stage", "ingest", "--config", str(config), *override],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     documents = tables.read_table(tmp_path / "out" / "documents.parquet", schemas.DOCUMENTS)
     assert documents["venue"].tolist() == ["NeurIPS", "NeurIPS"]

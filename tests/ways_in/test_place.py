@@ -60,8 +60,9 @@ def test_without_the_builds_labels_the_table_has_empty_label_columns(tmp_path):
     themes = make.themes([0, -1], labels=["networks", "Unassigned"])
     labelled = _placed(tmp_path, (topics, themes))
     assert labelled[["topic_label", "theme_label"]].values.tolist() == [
-        ["graphs", "networks"], ["Unassigned", "Unassigned"],
-    ]  # fmt: skip
+        ["graphs", "networks"],
+        ["Unassigned", "Unassigned"],
+    ]
 
 
 @pytest.mark.parametrize("suffix", [".parquet", ".csv"])

@@ -82,9 +82,12 @@ def sample_settings(config: ClusterConfig, n_sample: int, n_corpus: int) -> Clus
 
 
 def fit_model(
-    documents: pd.DataFrame, vectors: np.ndarray, config: ClusterConfig, encoder: str,
+    documents: pd.DataFrame,
+    vectors: np.ndarray,
+    config: ClusterConfig,
+    encoder: str,
     engine: EngineConfig | None = None,
-) -> Result:  # fmt: skip
+) -> Result:
     """Fit a model on the papers (a stratified sample of them above fit_max_papers) and assign
     the rest to it (on `engine`, default: here)."""
     rows = stratified_sample(documents, config.fit_max_papers)
@@ -93,15 +96,27 @@ def fit_model(
     fitted_docs = documents.iloc[rows]
     settings = sample_settings(config, len(rows), len(documents))
     result = fit_topics(vectors[rows], settings)
-    fitted = _frame(fitted_docs["doc_id"], result.topics, result.coords, result.raw_outlier,
-                    "fit", np.zeros(len(rows)))  # fmt: skip
+    fitted = _frame(
+        fitted_docs["doc_id"],
+        result.topics,
+        result.coords,
+        result.raw_outlier,
+        "fit",
+        np.zeros(len(rows)),
+    )
     with_weights = fitted.assign(weight=result.weights)
     model = models.new_model(config, encoder, len(documents), with_weights, vectors[rows])
     fitted["similarity"] = own_similarity(model, vectors[rows], result.topics)
     rest = np.setdiff1d(np.arange(len(documents)), rows)
     placed = place_in_chunks(model, vectors[rest], engine or EngineConfig())
-    assigned = _frame(documents["doc_id"].iloc[rest], placed.topics, placed.coords,
-                      np.zeros(len(rest)), "assigned", placed.similarity)  # fmt: skip
+    assigned = _frame(
+        documents["doc_id"].iloc[rest],
+        placed.topics,
+        placed.coords,
+        np.zeros(len(rest)),
+        "assigned",
+        placed.similarity,
+    )
     return Result(_in_order(documents, [fitted, assigned]), model, refitted=True)
 
 
@@ -134,15 +149,24 @@ def refit_reason(
 
 
 def extend(
-    documents: pd.DataFrame, vectors: np.ndarray, model: TopicModel, previous: pd.DataFrame,
+    documents: pd.DataFrame,
+    vectors: np.ndarray,
+    model: TopicModel,
+    previous: pd.DataFrame,
     engine: EngineConfig | None = None,
-) -> pd.DataFrame:  # fmt: skip
+) -> pd.DataFrame:
     """Every paper of `previous` as it was, and the new papers placed into the model (on
     `engine`, default: here)."""
     new = np.flatnonzero(~documents["doc_id"].isin(previous["doc_id"]).to_numpy())
     placed = place_in_chunks(model, vectors[new], engine or EngineConfig())
-    added = _frame(documents["doc_id"].iloc[new], placed.topics, placed.coords,
-                   np.zeros(len(new)), "added", placed.similarity)  # fmt: skip
+    added = _frame(
+        documents["doc_id"].iloc[new],
+        placed.topics,
+        placed.coords,
+        np.zeros(len(new)),
+        "added",
+        placed.similarity,
+    )
     kept = previous[previous["doc_id"].isin(documents["doc_id"])]
     return _in_order(documents, [kept, added])
 
@@ -186,8 +210,10 @@ def make_clusters(
         if reason is None:
             log.info(
                 "%d new papers placed into the saved model (fitted %s on %d papers)",
-                len(new_ids), saved.fitted_at, len(saved.doc_ids),
-            )  # fmt: skip
+                len(new_ids),
+                saved.fitted_at,
+                len(saved.doc_ids),
+            )
             return Result(clusters, saved, refitted=False)
     log.info("fitting a topic model: %s", reason)
     return fit_model(documents, vectors, config, encoder, engine)
@@ -216,9 +242,13 @@ def read_saved(
 
 
 def run(
-    config: ClusterConfig, documents: Path, embeddings: Path, clusters: Path, refit: bool = False,
+    config: ClusterConfig,
+    documents: Path,
+    embeddings: Path,
+    clusters: Path,
+    refit: bool = False,
     engine: EngineConfig | None = None,
-) -> None:  # fmt: skip
+) -> None:
     """Write clusters.parquet and, beside it, the model it came from (model/); the papers the
     fit did not see are placed into it on the configured engine."""
     lineage = tables.stage_lineage(config, documents=documents, embeddings=embeddings)

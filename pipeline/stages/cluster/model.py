@@ -129,9 +129,14 @@ def save(model: TopicModel, folder: Path) -> None:
     work = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
     try:
         papers = pd.DataFrame(
-            {"doc_id": model.doc_ids, "topic": model.topics, "x": model.coords[:, 0],
-             "y": model.coords[:, 1], "weight": model.weights}
-        )  # fmt: skip
+            {
+                "doc_id": model.doc_ids,
+                "topic": model.topics,
+                "x": model.coords[:, 0],
+                "y": model.coords[:, 1],
+                "weight": model.weights,
+            }
+        )
         tables.write_table(papers, work / "papers.parquet", schemas.MODEL_PAPERS)
         tables.write_embeddings(model.doc_ids, model.vectors, work / "embeddings.parquet")
         manifest = {

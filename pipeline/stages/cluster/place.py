@@ -125,10 +125,20 @@ def place_in_chunks(model: TopicModel, vectors: np.ndarray, engine: EngineConfig
     ]
     start = time.perf_counter()
     parts = map_chunks(
-        engine, Actor(Placer, (model,)), chunks, papers=len, desc="placing papers",
-        what="placing papers", then="rerun the cluster stage",
-    )  # fmt: skip
+        engine,
+        Actor(Placer, (model,)),
+        chunks,
+        papers=len,
+        desc="placing papers",
+        what="placing papers",
+        then="rerun the cluster stage",
+    )
     if chunks:
-        log.info("placed %d papers in %d chunks on the %s engine in %.1f s", len(vectors),
-                 len(chunks), engine.kind, time.perf_counter() - start)  # fmt: skip
+        log.info(
+            "placed %d papers in %d chunks on the %s engine in %.1f s",
+            len(vectors),
+            len(chunks),
+            engine.kind,
+            time.perf_counter() - start,
+        )
     return joined(parts)

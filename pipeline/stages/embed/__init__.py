@@ -106,17 +106,24 @@ class TextEncoder:
 
 
 def embed_here(
-    texts: list[list[str]], encoder_factory, config: EmbedConfig, precision: str,
+    texts: list[list[str]],
+    encoder_factory,
+    config: EmbedConfig,
+    precision: str,
     out_dir: Path | None = None,
-) -> np.ndarray:  # fmt: skip
+) -> np.ndarray:
     """The local engine: each chunk's texts embedded in one call, in order (as Ray's actors
     embed a chunk); the model is loaded first, and the embedding itself logged (and recorded
     in the run's timings in `out_dir`, `embedding_s`)."""
     actor = Actor(TextEncoder, (encoder_factory, config, precision))
     done = map_chunks(EngineConfig(), actor, texts, papers=len, desc="embedding")
     total, seconds = sum(map(len, texts)), embedding_span([span for _, span in done]) or 0.0
-    log.info("embedding %d papers took %.1f s once the model was loaded (%.1f papers/s)",
-             total, seconds, total / max(seconds, 1e-9))  # fmt: skip
+    log.info(
+        "embedding %d papers took %.1f s once the model was loaded (%.1f papers/s)",
+        total,
+        seconds,
+        total / max(seconds, 1e-9),
+    )
     if out_dir is not None:
         timings.record(out_dir, "embed", embedding_s=round(seconds, 3))
     width = encoders.MODEL_WIDTH[config.model]
@@ -181,10 +188,40 @@ def shard_files(documents: Path, manifest: Path, papers: int, size: int, fingerp
     return found
 
 
+def ray_embedder(
+    config: EmbedConfig,
+    precision: str,
+    engine: EngineConfig,
+    documents: Path,
+    n_papers: int,
+    shards: tuple[Path, str],
+    embeddings: Path,
+):
+    """`embed_on_ray` bound to this run: the documents shards (`shards`: their manifest and the
+    documents' fingerprint) asked for only when some paper is not cached."""
+    from pipeline.stages.embed.ray_embed import embed_on_ray
+
+    manifest, fingerprint = shards
+    sources = partial(
+        shard_files, Path(documents), manifest, n_papers, engine.shard_papers, fingerprint
+    )
+    return partial(
+        embed_on_ray,
+        sources=sources,
+        out_dir=embeddings.parent,
+        config=config,
+        precision=precision,
+        engine=engine,
+    )
+
+
 def run(
-    config: EmbedConfig, documents: Path, embeddings: Path, engine: EngineConfig | None = None,
+    config: EmbedConfig,
+    documents: Path,
+    embeddings: Path,
+    engine: EngineConfig | None = None,
     document_shards: Path | None = None,
-) -> None:  # fmt: skip
+) -> None:
     """Write embeddings.parquet; with `engine: ray` the papers not cached are embedded on Ray
     from the documents shards (`document_shards`: their manifest, by default in
     documents.shards/ beside `documents`)."""
@@ -195,24 +232,29 @@ def run(
     cache_dir = Path(config.cache_dir) if config.cache_dir else None
     on_ray = None
     if engine.kind == "ray":
-        from pipeline.stages.embed.ray_embed import embed_on_ray
-
         manifest = Path(document_shards or manifest_of(documents))
-        sources = partial(shard_files, Path(documents), manifest, len(papers),
-                          engine.shard_papers, lineage.inputs["documents"])  # fmt: skip
-        on_ray = partial(embed_on_ray, sources=sources, out_dir=embeddings.parent, config=config,
-                         precision=precision, engine=engine)  # fmt: skip
+        shards = (manifest, lineage.inputs["documents"])
+        on_ray = ray_embedder(config, precision, engine, documents, len(papers), shards, embeddings)
     start = time.perf_counter()
     vectors, n_new = make_embeddings(
-        embedding_texts(papers), lambda: encoders.load_encoder(config), config, precision,
-        cache_dir, engine.shard_papers, on_ray, embeddings.parent,
-    )  # fmt: skip
+        embedding_texts(papers),
+        lambda: encoders.load_encoder(config),
+        config,
+        precision,
+        cache_dir,
+        engine.shard_papers,
+        on_ray,
+        embeddings.parent,
+    )
     seconds = time.perf_counter() - start
     log.info(
         "embedded %d new papers (%d from the cache) in %.1f s, %s (%.1f papers/s)",
-        n_new, len(papers) - n_new, seconds, f"{precision}, {engine.kind} engine",
+        n_new,
+        len(papers) - n_new,
+        seconds,
+        f"{precision}, {engine.kind} engine",
         n_new / max(seconds, 1e-9),
-    )  # fmt: skip
+    )
     cached = len(papers) - n_new
     timings.record(
         embeddings.parent, "embed", new_papers=n_new, cached_papers=cached, embed_s=seconds

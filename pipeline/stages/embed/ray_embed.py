@@ -103,8 +103,13 @@ def failed_what(chunks: list[ShardChunk]) -> str:
     return f"embedding shard {chunk.source}" if chunk else "embedding a shard"
 
 
-def run_actors(pending: list[ShardChunk], config: EmbedConfig, precision: str,
-               engine: EngineConfig, out_dir: Path) -> None:  # fmt: skip
+def run_actors(
+    pending: list[ShardChunk],
+    config: EmbedConfig,
+    precision: str,
+    engine: EngineConfig,
+    out_dir: Path,
+) -> None:
     """Embed the pending chunks on Ray actors, then log the figures and record those the Ray
     bench reads in the run's timings in `out_dir`."""
     fault = os.environ.get(FAULT_ENV)
@@ -112,9 +117,14 @@ def run_actors(pending: list[ShardChunk], config: EmbedConfig, precision: str,
     with ray_session(engine):  # timed once Ray is up (map_chunks joins this session)
         start = time.perf_counter()
         spans = map_chunks(
-            engine, actor, pending, papers=lambda c: c.size, desc="embedding",
-            what=lambda: failed_what(pending), then="rerun to resume",
-        )  # fmt: skip
+            engine,
+            actor,
+            pending,
+            papers=lambda c: c.size,
+            desc="embedding",
+            what=lambda: failed_what(pending),
+            then="rerun to resume",
+        )
         seconds = time.perf_counter() - start
     total, actors = sum(c.size for c in pending), min(engine.concurrency, len(pending))
     working = embedding_span(spans)
@@ -122,17 +132,33 @@ def run_actors(pending: list[ShardChunk], config: EmbedConfig, precision: str,
     log.info(
         "ray: embedded %d papers in %d shards on %d actors in %.1f s (%.1f papers/s; "
         "%.1f s of it embedding once the first actor was ready: %.1f papers/s)",
-        total, len(pending), actors, seconds,
-        total / max(seconds, 1e-9), working, total / max(working, 1e-9),
-    )  # fmt: skip
-    timings.record(out_dir, "embed", embedding_s=round(working, 3), ray_s=round(seconds, 3),
-                   shards=len(pending), actors=actors)  # fmt: skip
+        total,
+        len(pending),
+        actors,
+        seconds,
+        total / max(seconds, 1e-9),
+        working,
+        total / max(working, 1e-9),
+    )
+    timings.record(
+        out_dir,
+        "embed",
+        embedding_s=round(working, 3),
+        ray_s=round(seconds, 3),
+        shards=len(pending),
+        actors=actors,
+    )
 
 
 def embed_on_ray(
-    keys: list[str], groups: list[list[int]], sources: Callable[[], list[Path]],
-    out_dir: Path, config: EmbedConfig, precision: str, engine: EngineConfig,
-) -> np.ndarray:  # fmt: skip
+    keys: list[str],
+    groups: list[list[int]],
+    sources: Callable[[], list[Path]],
+    out_dir: Path,
+    config: EmbedConfig,
+    precision: str,
+    engine: EngineConfig,
+) -> np.ndarray:
     """The vectors of the papers in `groups` (positions in the table of `keys`, by documents
     shard; the shards' files are `sources()`), in order, embedded on Ray through a work folder
     of `out_dir` named by the work: chunks a killed run finished are not embedded again."""
@@ -143,8 +169,11 @@ def embed_on_ray(
     folder.mkdir(parents=True, exist_ok=True)
     pending = [c for c in chunks if not c.done]
     if len(pending) < len(chunks):
-        log.info("ray: %d of %d shards already embedded (resuming)", len(chunks) - len(pending),
-                 len(chunks))  # fmt: skip
+        log.info(
+            "ray: %d of %d shards already embedded (resuming)",
+            len(chunks) - len(pending),
+            len(chunks),
+        )
     if pending:
         run_actors(pending, config, precision, engine, out_dir)
     width = encoders.MODEL_WIDTH[config.model]

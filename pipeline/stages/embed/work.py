@@ -57,17 +57,23 @@ class ShardChunk:
         return self.result.exists()
 
 
-def plan(sources: list[Path], groups: list[list[int]], keys: list[str], size: int,
-         folder: Path) -> list[ShardChunk]:  # fmt: skip
+def plan(
+    sources: list[Path], groups: list[list[int]], keys: list[str], size: int, folder: Path
+) -> list[ShardChunk]:
     """The chunks with work in them: group i holds positions (in the whole table of `keys`) of
     papers in `sources[i]`, which holds the table's rows of `shard_bounds(len(keys), size)[i]`."""
     starts = [start for start, _ in shard_bounds(len(keys), size)]
     return [
-        ShardChunk(i, Path(sources[i]), tuple(p - starts[i] for p in group),
-                   tuple(keys[p] for p in group), Path(folder) / f"vectors-{i:05d}.parquet")
+        ShardChunk(
+            i,
+            Path(sources[i]),
+            tuple(p - starts[i] for p in group),
+            tuple(keys[p] for p in group),
+            Path(folder) / f"vectors-{i:05d}.parquet",
+        )
         for i, group in enumerate(groups)
         if group
-    ]  # fmt: skip
+    ]
 
 
 def write_vectors(path: Path, keys: list[str], vectors: np.ndarray) -> None:

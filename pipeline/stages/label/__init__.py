@@ -109,10 +109,14 @@ def basis(
     digest = hashlib.sha256(b"".join(path.read_bytes() for path in LABEL_CODE))
     digest.update(
         json.dumps(
-            [config.model_dump(), embed_config.model, encoders.resolve_precision(embed_config),
-             merged.loc[fitted, ["doc_id", "title", "abstract"]].astype(str).values.tolist()]
+            [
+                config.model_dump(),
+                embed_config.model,
+                encoders.resolve_precision(embed_config),
+                merged.loc[fitted, ["doc_id", "title", "abstract"]].astype(str).values.tolist(),
+            ]
         ).encode()
-    )  # fmt: skip
+    )
     digest.update(merged["topic"].to_numpy(np.int32)[fitted].tobytes())
     digest.update(np.ascontiguousarray(vectors[fitted], dtype=np.float32).tobytes())
     return digest.hexdigest()[:32]

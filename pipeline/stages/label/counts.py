@@ -53,9 +53,12 @@ class TermCounts:
         target = np.array([into.get(int(g), int(g)) for g in self.groups], dtype=np.int64)
         ids, member = _membership(target)
         return TermCounts(
-            ids, self.vocabulary, _int(member @ self.uses), _int(member @ self.papers),
+            ids,
+            self.vocabulary,
+            _int(member @ self.uses),
+            _int(member @ self.papers),
             np.rint(member @ self.sizes).astype(np.int64),
-        )  # fmt: skip
+        )
 
 
 def _membership(labels: np.ndarray) -> tuple[np.ndarray, sparse.csr_matrix]:
@@ -123,9 +126,12 @@ def summed(parts: list[TermCounts]) -> TermCounts:
         papers.append(_moved(part.papers, rows, columns))
         np.add.at(sizes, rows, part.sizes)
     return TermCounts(
-        ids, np.array(vocabulary, dtype=object), _stacked(uses, shape), _stacked(papers, shape),
+        ids,
+        np.array(vocabulary, dtype=object),
+        _stacked(uses, shape),
+        _stacked(papers, shape),
         sizes,
-    )  # fmt: skip
+    )
 
 
 def _moved(matrix: sparse.csr_matrix, rows: np.ndarray, columns: np.ndarray):
@@ -154,10 +160,20 @@ def count_terms(
     chunks = [(list(texts[s:e]), groups[s:e], max_ngram) for s, e in bounds]
     start = time.perf_counter()
     parts = map_chunks(
-        engine, count_of, chunks, papers=lambda chunk: len(chunk[0]), desc="counting terms",
-        what="counting terms", then="rerun the label stage",
-    )  # fmt: skip
+        engine,
+        count_of,
+        chunks,
+        papers=lambda chunk: len(chunk[0]),
+        desc="counting terms",
+        what="counting terms",
+        then="rerun the label stage",
+    )
     if chunks:
-        log.info("counted the terms of %d papers in %d chunks on the %s engine in %.1f s",
-                 len(texts), len(chunks), engine.kind, time.perf_counter() - start)  # fmt: skip
+        log.info(
+            "counted the terms of %d papers in %d chunks on the %s engine in %.1f s",
+            len(texts),
+            len(chunks),
+            engine.kind,
+            time.perf_counter() - start,
+        )
     return summed(parts)

@@ -397,9 +397,11 @@ def test_run_refuses_embeddings_of_other_documents(tmp_path):
         cluster.run(ClusterConfig(), new, embeddings, out)
     assert not out.exists()
     tables.write_embeddings(  # embeddings of these documents: clustered
-        ["p0"], np.ones((1, 384), dtype=np.float32), embeddings,
+        ["p0"],
+        np.ones((1, 384), dtype=np.float32),
+        embeddings,
         tables.stage_lineage("embed", documents=new),
-    )  # fmt: skip
+    )
     cluster.run(ClusterConfig(), new, embeddings, out)
     assert tables.read_table(out, schemas.CLUSTERS)["topic"].tolist() == [0]
 

@@ -171,9 +171,13 @@ def test_removed_papers_refit(fitted, caplog):
     documents, vectors, _, _, result = fitted
     with caplog.at_level("INFO", logger="pipeline.cluster"):
         again = make_clusters(
-            documents.iloc[5:], vectors[5:], ClusterConfig(), ENCODER, result.model,
+            documents.iloc[5:],
+            vectors[5:],
+            ClusterConfig(),
+            ENCODER,
+            result.model,
             result.clusters,
-        )  # fmt: skip
+        )
     assert again.refitted and "5 papers were removed since the fit" in caplog.text
 
 
@@ -217,8 +221,11 @@ def test_the_sample_is_stratified_and_the_same_for_the_same_papers():
     assert len(rows) == 100
     chosen = documents.iloc[rows]
     assert chosen.groupby(["venue", "year"]).size().to_dict() == {
-        ("ICLR", 2020): 20, ("ICLR", 2021): 20, ("ICML", 2020): 30, ("ICML", 2021): 30,
-    }  # fmt: skip
+        ("ICLR", 2020): 20,
+        ("ICLR", 2021): 20,
+        ("ICML", 2020): 30,
+        ("ICML", 2021): 30,
+    }
     shuffled = documents.sample(frac=1, random_state=1).reset_index(drop=True)
     again = shuffled.iloc[stratified_sample(shuffled, 100)]
     assert set(again["doc_id"]) == set(chosen["doc_id"])

@@ -147,7 +147,9 @@ def test_run_writes_the_table_with_its_lineage_and_logs_the_flags(tmp_path, capl
     single = write_compare_inputs(tmp_path / "one", ["NeurIPS"] * 6)
     with caplog.at_level(logging.INFO, logger="pipeline.compare"):
         compare.run(
-            config, **single, venue_topics=tmp_path / "one" / "v.parquet",
+            config,
+            **single,
+            venue_topics=tmp_path / "one" / "v.parquet",
             venue_years=tmp_path / "one" / "y.parquet",
-        )  # fmt: skip
+        )
     assert [r.getMessage() for r in caplog.records] == ["note: one venue: nothing to compare"]

@@ -97,6 +97,7 @@ def test_run_writes_venue_years_and_says_how_many_papers_had_no_year(tmp_path, c
     documents["year"] = pd.array([None] * 4, dtype="Int32")
     write_build(tmp_path / "undated", documents=documents)
     none = tmp_path / "undated" / "venue_years.parquet"
-    compare.run(CompareConfig(), **empty, venue_topics=tmp_path / "undated" / "v.parquet",
-                venue_years=none)  # fmt: skip
+    compare.run(
+        CompareConfig(), **empty, venue_topics=tmp_path / "undated" / "v.parquet", venue_years=none
+    )
     assert tables.read_table(none, schemas.VENUE_YEARS).empty

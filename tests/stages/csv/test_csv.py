@@ -43,8 +43,13 @@ def _frames() -> dict[str, pd.DataFrame]:
     )
     themes = make.themes_of(topics, labels={0: "geometry, graphs"}, terms={0: ["geometry"]})
     venue_topics = compare.make_venue_topics(documents, clusters, topics, themes, CompareConfig())
-    return {"documents": documents, "clusters": clusters, "topics": topics, "themes": themes,
-            "venue_topics": venue_topics}  # fmt: skip
+    return {
+        "documents": documents,
+        "clusters": clusters,
+        "topics": topics,
+        "themes": themes,
+        "venue_topics": venue_topics,
+    }
 
 
 def test_topic_info_has_bertopics_columns_then_theme_and_venue_shares():
@@ -53,10 +58,16 @@ def test_topic_info_has_bertopics_columns_then_theme_and_venue_shares():
     assert list(info.columns) == [*schemas.TOPIC_INFO, "share_ICLR", "share_ICML"]
     assert info["Topic"].tolist() == [-1, 0, 1]  # sorted as BERTopic sorts: -1 first
     assert info["Count"].tolist() == [1, 2, 2]
-    assert info["Name"].tolist() == ["-1_", "0_optimal transport_wasserstein",
-                                     "1_graph_message passing"]  # fmt: skip
-    assert info["CustomName"].tolist() == ["Unassigned", "optimal transport",
-                                           "graph, message passing"]  # fmt: skip
+    assert info["Name"].tolist() == [
+        "-1_",
+        "0_optimal transport_wasserstein",
+        "1_graph_message passing",
+    ]
+    assert info["CustomName"].tolist() == [
+        "Unassigned",
+        "optimal transport",
+        "graph, message passing",
+    ]
     assert info["Representation"][1] == ["optimal transport", "wasserstein"]
     assert info["Representative_Docs"][1] == ['Abstract 1, with a comma and "quotes".']
     assert info["Representative_Docs"][2][0].startswith("Graphs. Abstract 2")  # title. abstract
@@ -92,13 +103,26 @@ def test_write_csv_refuses_other_columns(tmp_path):
 def _stage(tmp_path, caplog) -> dict:
     """The csv stage run from its tables on disk, as Make runs it."""
     ledger = pd.DataFrame(
-        [{"source": "a.csv:row 9", "file": "a.csv", "record": "row 9",
-          "reason": "abstract is empty", "text": "", "duplicate_of": None}]
-    )  # fmt: skip
+        [
+            {
+                "source": "a.csv:row 9",
+                "file": "a.csv",
+                "record": "row 9",
+                "reason": "abstract is empty",
+                "text": "",
+                "duplicate_of": None,
+            }
+        ]
+    )
     paths = write_build(tmp_path, **_frames(), rejected=ledger)
-    out = {name: tmp_path / file for name, file in
-           (("topic_info", "topic_info.csv"), ("document_info", "document_info.csv"),
-            ("rejected_csv", "rejected.csv"))}  # fmt: skip
+    out = {
+        name: tmp_path / file
+        for name, file in (
+            ("topic_info", "topic_info.csv"),
+            ("document_info", "document_info.csv"),
+            ("rejected_csv", "rejected.csv"),
+        )
+    }
     args = [f"--{k.replace('_', '-')}={v}" for k, v in {**paths, **out}.items()]
     with caplog.at_level(logging.INFO, "pipeline"):
         result = run_main("csv", *args)
@@ -113,8 +137,9 @@ def test_pandas_code_written_for_bertopic_reads_the_files_unchanged(tmp_path, ca
     topic_info = pd.read_csv(out["topic_info"])
     named = topic_info[topic_info.Topic != -1]
     assert named.sort_values("Count", ascending=False).head(1).CustomName.item() in {
-        "optimal transport", "graph, message passing"
-    }  # fmt: skip
+        "optimal transport",
+        "graph, message passing",
+    }
     words = topic_info.set_index("Topic").Representation.apply(ast.literal_eval)
     assert words[0] == ["optimal transport", "wasserstein"] and words[-1] == []
     docs = ast.literal_eval(topic_info.loc[topic_info.Topic == 1, "Representative_Docs"].item())

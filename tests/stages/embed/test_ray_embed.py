@@ -80,8 +80,10 @@ def test_the_work_of_the_smaller_tail_shards_is_found_at_their_rows(tmp_path):
     sources = [tmp_path / f"part-{i:05d}.parquet" for i in range(5)]
     chunks = plan(sources, groups, keys, 100, tmp_path)
     assert [(c.index, c.rows, c.keys) for c in chunks] == [
-        (0, (5,), ("k5",)), (2, (31,), ("k170",)), (4, (32,), ("k299",))
-    ]  # fmt: skip
+        (0, (5,), ("k5",)),
+        (2, (31,), ("k170",)),
+        (4, (32,), ("k299",)),
+    ]
 
 
 def test_a_worker_that_cannot_read_its_shard_says_which_host_and_path(tmp_path):
@@ -231,10 +233,12 @@ def test_a_shard_failing_for_good_is_one_line_then_the_rerun_resumes(
     rerun embeds only the shards not written yet."""
     out, local = _fresh(bundled_local, tmp_path)
     config = write_config(
-        tmp_path / "kill.yaml", BUNDLED, out,
+        tmp_path / "kill.yaml",
+        BUNDLED,
+        out,
         f"engine:\n  kind: ray\n  concurrency: 1\n  shard_papers: {SHARD}\n  max_retries: 0\n"
         "embed:\n  cache_dir: null\n  progress_bar: false",
-    )  # fmt: skip
+    )
     target = out / "resumed.parquet"
     monkeypatch.setenv(FAULT_ENV, "part-00002.parquet:always")
     failed = run_main("embed", "--config", str(config), "--embeddings", str(target))

@@ -214,9 +214,11 @@ def test_unreadable_files_raise_input_error_naming_file(tmp_path, name, content,
 def test_column_mapping_names_other_columns(tmp_path, name):
     path = tmp_path / name
     frame = pd.DataFrame({"Summary": [A1, A2], "Paper Title": ["T1", "T2"], "abstract_id": [1, 2]})
-    {"x.csv": lambda: frame.to_csv(path, index=False),
-     "x.json": lambda: path.write_text(frame.to_json(orient="records"), encoding="utf-8"),
-     "x.parquet": lambda: frame.to_parquet(path)}[name]()  # fmt: skip
+    {
+        "x.csv": lambda: frame.to_csv(path, index=False),
+        "x.json": lambda: path.write_text(frame.to_json(orient="records"), encoding="utf-8"),
+        "x.parquet": lambda: frame.to_parquet(path),
+    }[name]()
     config = IngestConfig(columns={"summary": "abstract", "paper title": "title"})
     records, _ = read_file(path, config)
     assert [(r.abstract, r.title) for r in records] == [(A1, "T1"), (A2, "T2")]
@@ -365,14 +367,28 @@ def test_expand_inputs_errors_name_the_input(tmp_path, pattern, expected):
 def test_every_optional_column_reaches_the_record():
     frame = pd.DataFrame(
         {
-            "Abstract": [A1], "TITLE": ["T"], "venue": ["ICML 2023"], "year": [2023],
-            "id": ["x1"], "url": ["https://e.org/1"], "track": ["Oral"], "date": ["2023-07-01"],
+            "Abstract": [A1],
+            "TITLE": ["T"],
+            "venue": ["ICML 2023"],
+            "year": [2023],
+            "id": ["x1"],
+            "url": ["https://e.org/1"],
+            "track": ["Oral"],
+            "date": ["2023-07-01"],
         }
-    )  # fmt: skip
+    )
     (record,) = readers.records_from_frame(frame, "t.csv", "row")
     assert (record.source, record.abstract, record.title, record.venue, record.year) == (
-        "t.csv:row 1", A1, "T", "ICML 2023", 2023,
-    )  # fmt: skip
+        "t.csv:row 1",
+        A1,
+        "T",
+        "ICML 2023",
+        2023,
+    )
     assert (record.source_id, record.url, record.track, record.date, record.file) == (
-        "x1", "https://e.org/1", "Oral", "2023-07-01", "t.csv",
-    )  # fmt: skip
+        "x1",
+        "https://e.org/1",
+        "Oral",
+        "2023-07-01",
+        "t.csv",
+    )

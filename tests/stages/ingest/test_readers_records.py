@@ -104,13 +104,21 @@ def test_csv_cells_stay_text_and_only_empty_cells_are_missing(tmp_path):
 @pytest.mark.parametrize(
     ("name", "content", "message"),
     [
-        ("x.doc", "a", "x.doc: unknown file type '.doc' (known: .csv, .json, .jsonl, .ndjson, "
-         ".parquet, .pq, .text, .txt)"),
-        ("x.csv", 'abstract\n"never closed\n', "x.csv: cannot read as csv (Error tokenizing data. "
-         "C error: EOF inside string starting at row 1)"),
+        (
+            "x.doc",
+            "a",
+            "x.doc: unknown file type '.doc' (known: .csv, .json, .jsonl, .ndjson, "
+            ".parquet, .pq, .text, .txt)",
+        ),
+        (
+            "x.csv",
+            'abstract\n"never closed\n',
+            "x.csv: cannot read as csv (Error tokenizing data. "
+            "C error: EOF inside string starting at row 1)",
+        ),
         ("x.json", "{}", "x.json: expected a JSON list of records"),
     ],
-)  # fmt: skip
+)
 def test_a_bad_file_is_named_in_one_line(tmp_path, name, content, message):
     path = tmp_path / name
     path.write_text(content, encoding="utf-8")

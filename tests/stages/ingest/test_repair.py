@@ -132,9 +132,14 @@ def test_mojibake_and_html_entities_are_repaired_and_counted(text, expected, kin
 
 # what the corpus uses elsewhere, counted as vocabulary_of counts it
 CORPUS = vocabulary_of(
-    ["variational inference, the proposed model", "low-rank low-rank lowrank adapters",
-     "CNN-based detectors", "pretraining and pre-training and pretraining", "out-of-distribution"]
-)  # fmt: skip
+    [
+        "variational inference, the proposed model",
+        "low-rank low-rank lowrank adapters",
+        "CNN-based detectors",
+        "pretraining and pre-training and pretraining",
+        "out-of-distribution",
+    ]
+)
 
 
 @pytest.mark.parametrize(
@@ -214,9 +219,17 @@ def test_every_repair_is_counted():
     assert repair_text(text, CORPUS, counts) == (
         "A fine conditional bound with a variational gap & more"
     )
-    assert counts == Counter({"line endings": 1, "ligatures": 1, "HTML entities": 1,
-                              "words joined at a line break": 1, "LaTeX formatting": 1,
-                              "whitespace": 1, JOINED: 1})  # fmt: skip
+    assert counts == Counter(
+        {
+            "line endings": 1,
+            "ligatures": 1,
+            "HTML entities": 1,
+            "words joined at a line break": 1,
+            "LaTeX formatting": 1,
+            "whitespace": 1,
+            JOINED: 1,
+        }
+    )
 
 
 @pytest.mark.parametrize(

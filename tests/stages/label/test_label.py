@@ -90,8 +90,7 @@ def test_term_weights_are_each_terms_ctfidf_weight_in_its_topic(labelled):
     ctfidf = ClassTfidfTransformer(reduce_frequent_words=True).fit_transform(counts).toarray()
     for row in topics.itertuples():
         assert len(row.term_weights) == len(row.terms) > 0
-        expected = [ctfidf[groups.index(row.topic), counter.vocabulary_[t]]
-                    for t in row.terms]  # fmt: skip
+        expected = [ctfidf[groups.index(row.topic), counter.vocabulary_[t]] for t in row.terms]
         assert list(row.term_weights) == pytest.approx(expected, rel=1e-6), row.topic
         assert all(w > 0 for w in row.term_weights)
 

@@ -41,9 +41,14 @@ def test_run_loads_the_encoder_with_the_embed_section_and_its_precision(
     )
     embed_config = EmbedConfig(precision="bf16", batch_size=8)
     label.run(
-        LabelConfig(), embed_config, paths["documents"], paths["clusters"],
-        tmp_path / "embeddings.parquet", tmp_path / "topics.parquet", tmp_path / "themes.parquet",
-    )  # fmt: skip
+        LabelConfig(),
+        embed_config,
+        paths["documents"],
+        paths["clusters"],
+        tmp_path / "embeddings.parquet",
+        tmp_path / "topics.parquet",
+        tmp_path / "themes.parquet",
+    )
     assert seen == {"load": embed_config, "precision": "bf16"}
     assert tables.read_table(tmp_path / "topics.parquet", schemas.TOPICS)["label"].is_unique
 

@@ -129,8 +129,11 @@ def test_a_theme_is_named_by_what_its_topics_share_not_its_largest_topics_words(
     abstracts += [f"filler topic{t}. lonely words{t}" for t in range(4, 8)]
     documents = make.documents(abstracts)
     group = np.array([t // 2 if t < 4 else t - 2 for t in topics_of])
-    _, themes = _label_both(documents, make.clusters(documents["doc_id"], topics_of),
-                            vectors=_vectors(len(abstracts), group))  # fmt: skip
+    _, themes = _label_both(
+        documents,
+        make.clusters(documents["doc_id"], topics_of),
+        vectors=_vectors(len(abstracts), group),
+    )
     labels = themes.set_index("theme")["label"].to_dict()
     named = {tuple(sorted(row.topics)): labels[row.theme] for row in themes.itertuples()}
     assert named[(0, 1)].startswith("spectral graph"), named
