@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from pipeline.colours import PALETTE
 from pipeline.config import RenderConfig
 from pipeline.stages.render import make_pages
-from pipeline.stages.render.colours import PALETTE
 from tests.support.browser_site import (
     HAS_REAL_BUILD,
     PAPERS_IN_DATA,

@@ -24,6 +24,7 @@ import pandas as pd
 from pipeline import schemas, tables
 from pipeline.config import RenderConfig
 from pipeline.errors import PipelineError
+from pipeline.labels import page_title, theme_level
 from pipeline.stages.render.mapfiles import SHARD_DIR, shard_path
 from pipeline.stages.render.mapview import Similar, map_context, similar_of
 from pipeline.stages.render.report import report_context
@@ -32,10 +33,8 @@ from pipeline.stages.render.shaping import (
     paper_frame,
     paper_vectors,
     summarise,
-    theme_level,
 )
 from pipeline.stages.render.templating import MAP_PAGE, render_template
-from pipeline.stages.render.venues_view import page_title
 
 log = logging.getLogger("pipeline.render")
 

@@ -10,7 +10,7 @@ import json
 import pandas as pd
 import plotly.graph_objects as go
 
-from pipeline.stages.render.colours import venue_colour
+from pipeline.colours import venue_colour
 
 
 def plotly_text(text: str) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pipeline.stages.render.colours import topic_colour
+from pipeline.colours import topic_colour
 
 PREVIEW_POINTS = 2000  # at most: a few thousand circles keep the report small
 PREVIEW_SIZE = (360, 240)  # the SVG's viewBox, in its own units

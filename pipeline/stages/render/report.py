@@ -8,9 +8,9 @@ import math
 
 import pandas as pd
 
+from pipeline.colours import topic_colours, venue_colour
 from pipeline.schemas import UNASSIGNED
 from pipeline.stages.render import charts
-from pipeline.stages.render.colours import topic_colours, venue_colour
 from pipeline.stages.render.pictures import map_preview, term_bars
 from pipeline.stages.render.shaping import (
     Summary,

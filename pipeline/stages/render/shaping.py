@@ -10,11 +10,11 @@ import numpy as np
 import pandas as pd
 
 from pipeline import tables
+from pipeline.colours import MAP_COLOURS, PALETTE, topic_colours, venue_colour
 from pipeline.config import RenderConfig
 from pipeline.errors import PipelineError
 from pipeline.schemas import UNASSIGNED
 from pipeline.stages.render import venues_view
-from pipeline.stages.render.colours import MAP_COLOURS, PALETTE, topic_colours, venue_colour
 from pipeline.stages.render.mapfiles import SHARD_DIR, smallest_int, typed_array
 
 
@@ -66,15 +66,6 @@ def paper_vectors(frame: pd.DataFrame, doc_ids: list[str], vectors: np.ndarray) 
             f"embeddings lack {len(missing)} clustered paper(s), e.g. {missing[0]}: rerun make"
         )
     return np.asarray(vectors)[[position[d] for d in frame["doc_id"]]]
-
-
-def theme_level(themes: pd.DataFrame) -> pd.DataFrame | None:
-    """The themes the pages show (the unassigned group left out), or None when there is no
-    separate theme level: every theme then holds exactly one topic, its own."""
-    named = themes[themes["theme"] >= 0].reset_index(drop=True)
-    if not any(len(members) > 1 for members in named["topics"]):
-        return None
-    return named
 
 
 def theme_of_topic(themes: pd.DataFrame | None) -> dict[int, int]:

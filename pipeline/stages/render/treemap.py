@@ -7,8 +7,8 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from pipeline.colours import topic_colour, venue_colour
 from pipeline.stages.render.charts import plotly_text
-from pipeline.stages.render.colours import topic_colour, venue_colour
 
 PALE = "#f4f5f7"  # the middle of the lean scale, and the root tile
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from pipeline.colours import venue_colour
 from pipeline.stages.render.charts import comparison_figure, figure_data, plotly_text, share_hover
-from pipeline.stages.render.colours import venue_colour
 
 MARKS = {"over": "▲", "under": "▼", "none": ""}
 

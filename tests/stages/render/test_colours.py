@@ -11,8 +11,7 @@ import re
 import pandas as pd
 import pytest
 
-from pipeline.stages.render import ASSETS_DIR, MAP_SCRIPTS
-from pipeline.stages.render.colours import (
+from pipeline.colours import (
     BACKGROUNDS,
     MAP_COLOURS,
     PALETTE,
@@ -25,6 +24,7 @@ from pipeline.stages.render.colours import (
     topic_colours,
     venue_colour,
 )
+from pipeline.stages.render import ASSETS_DIR, MAP_SCRIPTS
 from tests.support import tables as make
 
 

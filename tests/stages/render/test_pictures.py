@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline.stages.render.colours import UNASSIGNED_COLOUR, topic_colour
+from pipeline.colours import UNASSIGNED_COLOUR, topic_colour
 from pipeline.stages.render.pictures import map_preview, preview_sample, term_bars
 from pipeline.stages.render.shaping import paper_frame
 from pipeline.stages.render.treemap import treemap_chart

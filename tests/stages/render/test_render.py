@@ -13,11 +13,11 @@ import pandas as pd
 import pytest
 
 from pipeline import schemas, tables
+from pipeline.colours import MAP_COLOURS
 from pipeline.config import CompareConfig, RenderConfig
 from pipeline.errors import PipelineError
 from pipeline.stages import compare, metrics, quality, render
 from pipeline.stages.render import make_pages, mapfiles, templating
-from pipeline.stages.render.colours import MAP_COLOURS
 from pipeline.stages.render.mapfiles import (
     decode_typed_array,
     read_shard,

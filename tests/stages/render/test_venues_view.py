@@ -7,14 +7,12 @@ import pandas as pd
 import pytest
 
 from pipeline.config import RenderConfig
+from pipeline.labels import corpus_title, page_title, year_text
 from pipeline.stages.render.venues_view import (
-    corpus_title,
-    page_title,
     paper_years,
     venue_layout,
     venues_link_text,
     year_span,
-    year_text,
 )
 from tests.support.render_frames import rendered, tiny_tables
 

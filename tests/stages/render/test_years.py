@@ -7,12 +7,12 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from pipeline.colours import venue_colour
 from pipeline.config import RenderConfig
+from pipeline.labels import theme_level
 from pipeline.stages.render import make_pages
 from pipeline.stages.render.charts import comparison_figure, figure_data, plotly_template
-from pipeline.stages.render.colours import venue_colour
 from pipeline.stages.render.report import comparison_charts
-from pipeline.stages.render.shaping import theme_level
 from pipeline.stages.render.years import years_context
 from tests.support.many_venues import EIGHT, eight_venues, years_corpus
 from tests.support.render_frames import island
