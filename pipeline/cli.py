@@ -70,6 +70,21 @@ def _stage_parser(sub, name: str, help_: str, parents) -> None:
         parser.add_argument(f"--{flag}", action="store_true", help=help_)
 
 
+def _serve_parser(sub, parents) -> None:
+    serve = sub.add_parser(
+        "serve",
+        parents=parents,
+        help="serve a finished build's pages, search by meaning and placing an abstract",
+    )
+    source = serve.add_mutually_exclusive_group()
+    source.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help="default: %(default)s")
+    source.add_argument("--dir", type=Path, metavar="OUTPUT_DIR", help="a build's output folder")
+    serve.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE")
+    serve.add_argument("--host", default="127.0.0.1", help="default: %(default)s (this machine)")
+    serve.add_argument("--port", type=int, default=8000, help="default: %(default)s; 0: any free")
+    serve.add_argument("--cors", metavar="ORIGIN", help="let pages of ORIGIN call the API")
+
+
 def parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS)
@@ -93,6 +108,7 @@ def parser() -> argparse.ArgumentParser:
     place.add_argument("file", type=Path, metavar="FILE", help="any input file ingest reads")
     place.add_argument("--model", type=Path, metavar="DIR", help="default: <output_dir>/model")
     place.add_argument("--out", type=Path, metavar="PATH", help="default: <FILE stem>.topics.csv")
+    _serve_parser(sub, [common])
     deps = sub.add_parser("deps", help="write the Makefile's code prerequisites", parents=[common])
     deps.add_argument("--out", type=Path, required=True)
     makevars = sub.add_parser(
@@ -112,6 +128,13 @@ def dispatch(args: argparse.Namespace) -> None:
         from pipeline.makedeps import make_include
 
         tables.write_text(args.out, make_include(Path.cwd()))
+        return
+    if args.command == "serve":
+        from pipeline import serve
+
+        config = None if args.dir else load_config(args.config, args.set)
+        folder = args.dir or Path(config.output_dir)
+        serve.serve(folder, config, args.host, args.port, args.cors)
         return
     config = load_config(args.config, args.set)
     if args.command == "build":

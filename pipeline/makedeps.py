@@ -22,6 +22,9 @@ ROOT = Path(__file__).resolve().parent
 ENTRY_POINTS = {
     "pipeline.api",
     "pipeline.place",
+    "pipeline.serve",
+    "pipeline.serve.app",
+    "pipeline.serve.build",
     "pipeline.cli",
     "pipeline.commands",
     "pipeline.makedeps",

@@ -12,8 +12,11 @@ hold them.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from pipeline import encoder as encoders
@@ -64,6 +67,24 @@ def build_labels(model_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame] | None:
     return topics, tables.read_table(folder / "themes.parquet", schemas.THEMES)
 
 
+@dataclass(frozen=True)
+class SavedModel:
+    """A build's saved topic model, checked against the config, with the build's labels."""
+
+    model: models.TopicModel
+    folder: Path
+    labels: tuple[pd.DataFrame, pd.DataFrame] | None
+
+
+def load_model(model_dir: Path, config: Config) -> SavedModel:
+    """The model in `model_dir`, refused (one line) when fitted on another encoder, other
+    package versions or other cluster settings than `config`'s."""
+    model = models.load(model_dir)
+    models.check_compatible(model, model_dir, encoders.encoder_identity(config.embed))
+    models.check_settings(model, model_dir, config.cluster)
+    return SavedModel(model, model_dir, build_labels(model_dir))
+
+
 def placed_table(documents: pd.DataFrame, placement, labels) -> pd.DataFrame:
     table = pd.DataFrame(
         {
@@ -81,22 +102,34 @@ def placed_table(documents: pd.DataFrame, placement, labels) -> pd.DataFrame:
     return with_labels(table, *labels)[COLUMNS]
 
 
-def place_file(path: Path, model_dir: Path, config: Config) -> pd.DataFrame:
-    """Pure of the build: the table of the file's papers placed into the model."""
-    model = models.load(model_dir)
-    models.check_compatible(model, model_dir, encoders.encoder_identity(config.embed))
-    models.check_settings(model, model_dir, config.cluster)
-    documents = read_papers(path, config)
+def place_documents(
+    documents: pd.DataFrame, saved: SavedModel, embed: Callable[[list[str]], np.ndarray]
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """The one core of `topicmap place` and `topicmap serve`'s /api/place: `documents` (as
+    ingest makes them) embedded by `embed` (texts -> unit vectors) from the text the build
+    embeds, and placed as the cluster stage places a paper added to the model; (the placed
+    table, the vectors)."""
+    vectors = embed(embedding_texts(documents))
+    return placed_table(documents, place(saved.model, vectors), saved.labels), vectors
+
+
+def cached_embedder(config: Config) -> Callable[[list[str]], np.ndarray]:
+    """Texts -> vectors through the embed stage's cache (the model loaded only if needed)."""
     cache_dir = Path(config.embed.cache_dir) if config.embed.cache_dir else None
     precision = encoders.resolve_precision(config.embed)
-    vectors, _ = make_embeddings(
-        embedding_texts(documents),
-        lambda: encoders.load_encoder(config.embed),
-        config.embed,
-        precision,
-        cache_dir,
-    )
-    return placed_table(documents, place(model, vectors), build_labels(model_dir))
+
+    def embed(texts: list[str]) -> np.ndarray:
+        factory = lambda: encoders.load_encoder(config.embed)  # noqa: E731
+        return make_embeddings(texts, factory, config.embed, precision, cache_dir)[0]
+
+    return embed
+
+
+def place_file(path: Path, model_dir: Path, config: Config) -> pd.DataFrame:
+    """Pure of the build: the table of the file's papers placed into the model."""
+    saved = load_model(model_dir, config)
+    documents = read_papers(path, config)
+    return place_documents(documents, saved, cached_embedder(config))[0]
 
 
 def run(path: Path, config: Config, model_dir: Path | None, out: Path | None) -> Path:

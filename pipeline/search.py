@@ -1,0 +1,74 @@
+"""Search by meaning: the papers whose embeddings are most cosine-similar to a query's, and the
+limits a query is held to (`topicmap serve`'s /api/search and /api/place use them).
+
+A query is embedded as the build embeds a paper without a title (pipeline.text's rule: its
+text, spaces normalised), with the build's model and precision. The search is exact: one
+matrix-vector product over the papers' unit vectors and a partial sort. For a single query
+that is about 5 ms at 100,000 papers and 0.1 s at 1,000,000 on two cores (docs/benchmarks.md),
+so no approximate index is needed (render's pynndescent graph answers each paper's neighbours,
+an n x n problem; one query against n papers is linear).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pipeline.errors import PipelineError
+
+MAX_QUERY_CHARS = 1_000  # a search query longer than this is refused
+MAX_ABSTRACT_CHARS = 20_000  # an abstract (or title) to place longer than this is refused
+MAX_K = 100  # the most papers one search or placing returns
+DEFAULT_K = 10
+
+
+class BadQuery(PipelineError):
+    """A query the limits refuse; its message is one line for the person who sent it."""
+
+
+def query_text(query: object, limit: int = MAX_QUERY_CHARS, what: str = "q") -> str:
+    """The query as embedded: its whitespace runs made single spaces, ends stripped; refused
+    when empty or longer than `limit` characters."""
+    if not isinstance(query, str):
+        raise BadQuery(f"{what} must be text")
+    if len(query) > limit:
+        raise BadQuery(f"{what} is {len(query):,} characters long; at most {limit:,} are allowed")
+    text = " ".join(query.split())
+    if not text:
+        raise BadQuery(f"{what} is empty")
+    return text
+
+
+def result_count(k: object, default: int = DEFAULT_K) -> int:
+    """`k` as a count of results (1..MAX_K); None: `default`."""
+    if k is None or k == "":
+        return default
+    try:
+        count = int(str(k).strip())
+    except ValueError:
+        raise BadQuery(f"k must be a whole number from 1 to {MAX_K}, not {str(k)[:20]!r}") from None
+    if not 1 <= count <= MAX_K:
+        raise BadQuery(f"k must be from 1 to {MAX_K}, not {count}")
+    return count
+
+
+def best_matches(vectors: np.ndarray, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The `k` rows of `vectors` (unit rows) most cosine-similar to the unit vector `query`:
+    (indices, similarities), best first, ties to the lower index."""
+    k = min(k, len(vectors))
+    if k <= 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.float32)
+    scores = vectors @ np.asarray(query, dtype=np.float32)
+    top = np.argpartition(-scores, k - 1)[:k]
+    kth = scores[top].min()
+    if np.count_nonzero(scores >= kth) > k:  # ties at the k-th value: the lowest indices win
+        top = np.flatnonzero(scores >= kth)
+    order = np.lexsort((top, -scores[top]))[:k]
+    top = top[order]
+    return top.astype(np.int64), scores[top].astype(np.float32)
+
+
+def unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """The rows scaled to unit length (embeddings already are, up to float32 rounding)."""
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms > 0, norms, 1)
