@@ -34,17 +34,24 @@ def _tiles(
     assigned = topics[topics["topic"] >= 0]
     papers = int(assigned["size"].sum())
     tiles = {  # one root tile above the themes (plotly's own is dark), named in the path bar
-        "ids": ["all"], "parents": [""], "labels": ["All topics"], "values": [papers],
-        "colours": [0.0 if lean else PALE], "hovers": [f"<b>All topics</b><br>{papers:,} papers"],
-    }  # fmt: skip
+        "ids": ["all"],
+        "parents": [""],
+        "labels": ["All topics"],
+        "values": [papers],
+        "colours": [0.0 if lean else PALE],
+        "hovers": [f"<b>All topics</b><br>{papers:,} papers"],
+    }
 
     def add(level: str, key: int, parent: str, label: str, size: int, colour: str) -> None:
         cells = venue_topics[(venue_topics["level"] == level) & (venue_topics["id"] == key)]
         for column, value in (
-            ("ids", f"{level}-{key}"), ("parents", parent), ("labels", plotly_text(label)),
-            ("values", size), ("colours", lean[level][key] if lean else colour),
+            ("ids", f"{level}-{key}"),
+            ("parents", parent),
+            ("labels", plotly_text(label)),
+            ("values", size),
+            ("colours", lean[level][key] if lean else colour),
             ("hovers", _hover(label, size, cells)),
-        ):  # fmt: skip
+        ):
             tiles[column].append(value)
 
     theme_of = {}
@@ -54,8 +61,11 @@ def _tiles(
         theme_of.update({int(t): int(theme.theme) for t in theme.topics})
     for topic in assigned.itertuples():
         theme = theme_of.get(int(topic.topic))
-        parent, colour = ("all", topic_colour(topic.topic)) if theme is None else (
-            f"theme-{theme}", topic_colour(theme))  # fmt: skip
+        parent, colour = (
+            ("all", topic_colour(topic.topic))
+            if theme is None
+            else (f"theme-{theme}", topic_colour(theme))
+        )
         add("topic", int(topic.topic), parent, topic.label, int(topic.size), colour)
     return tiles
 
@@ -94,8 +104,12 @@ def treemap_chart(
         reach = max([abs(v) for level in lean.values() for v in level.values()] + [1.0])
         marker.update(
             colorscale=[[0.0, venue_colour(1)], [0.5, PALE], [1.0, venue_colour(0)]],
-            cmid=0, cmin=-reach, cmax=reach, showscale=True, colorbar=_colourbar(venues, reach),
-        )  # fmt: skip
+            cmid=0,
+            cmin=-reach,
+            cmax=reach,
+            showscale=True,
+            colorbar=_colourbar(venues, reach),
+        )
     fig = go.Figure(
         go.Treemap(
             ids=tiles["ids"],
@@ -111,11 +125,13 @@ def treemap_chart(
             pathbar={"visible": True},
             tiling={"pad": 2},
             maxdepth=3,
-        )  # fmt: skip
+        )
     )
     fig.update_layout(
-        height=520, margin={"l": 0, "r": 0, "t": 30, "b": 0}, hoverlabel={"align": "left"},
+        height=520,
+        margin={"l": 0, "r": 0, "t": 30, "b": 0},
+        hoverlabel={"align": "left"},
         uniformtext={"minsize": 8, "mode": "hide"},  # no label too small to read
         font={"family": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif"},
-    )  # fmt: skip
+    )
     return fig

@@ -59,7 +59,7 @@ def trend_chart(rows: pd.DataFrame, venues: list[str], years: list[int]) -> go.F
             "rangemode": "tozero",
             "gridcolor": "#eceef1",
             "fixedrange": True,
-        },  # fmt: skip
+        },
         hoverlabel={"align": "left"},
         font={"family": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif", "size": 11},
     )
@@ -80,7 +80,7 @@ def trend_table(rows: pd.DataFrame, venues: list[str], years: list[int]) -> list
                     "share": float(cells[venue, y]["share"]),
                     "flag": cells[venue, y]["flag"],
                     "venue": venue,
-                }  # fmt: skip
+                }
                 for y in years
             ],
         }
@@ -120,8 +120,10 @@ def _year_comparison(rows: pd.DataFrame, show_themes: bool, venues: list[str]) -
     """One year's venue comparison charts (themes when shown, then topics), as figure data."""
     rows = rows[rows["id"] >= 0].rename(columns={"venue_year_papers": "venue_papers"})
     out = []
-    for level, div, title in (("theme", "year-theme-chart", "Themes"),
-                              ("topic", "year-topic-chart", "Topics")):  # fmt: skip
+    for level, div, title in (
+        ("theme", "year-theme-chart", "Themes"),
+        ("topic", "year-topic-chart", "Topics"),
+    ):
         part = rows[rows["level"] == level]
         if (level == "theme" and not show_themes) or part.empty:
             continue
@@ -175,8 +177,9 @@ def years_context(
 def _papers_per_year(venue_years: pd.DataFrame, venues: list[str], years: list[int]) -> list:
     """[{venue, colour, counts: papers in each year (0 where none)}], from venue_year_papers."""
     rows = venue_years[venue_years["level"] == "topic"].drop_duplicates(["venue", "year"])
-    papers = dict(zip(zip(rows["venue"], rows["year"], strict=True), rows["venue_year_papers"],
-                      strict=True))  # fmt: skip
+    papers = dict(
+        zip(zip(rows["venue"], rows["year"], strict=True), rows["venue_year_papers"], strict=True)
+    )
     return [
         {
             "venue": v,

@@ -94,8 +94,11 @@ def test_term_bars_are_the_topics_ctfidf_weights_scaled_to_its_largest():
 def test_each_topic_row_shows_its_bars_in_a_disclosure_without_script():
     frames = tiny_tables()
     index = rendered(frames)["index.html"]
-    row = re.search(r"<details><summary>optimal transport, wasserstein</summary>(.*?)</details>",
-                    index, flags=re.S)  # fmt: skip
+    row = re.search(
+        r"<details><summary>optimal transport, wasserstein</summary>(.*?)</details>",
+        index,
+        flags=re.S,
+    )
     assert row, "the topic's terms open onto their bars"
     widths = re.findall(r'class="bar" style="width:([\d.]+)%;background:(#\w+)"', row.group(1))
     assert widths == [("100.0", topic_colour(0)), ("38.7", topic_colour(0))]  # 0.31, 0.12
@@ -134,8 +137,11 @@ def test_preview_draws_the_papers_coloured_as_on_the_map_inside_its_box():
 
 def test_the_preview_is_an_inline_svg_linking_to_the_map():
     index = rendered(tiny_tables())["index.html"]
-    link = re.search(r'<a id="map-preview" href="map.html#view=combined">\s*<svg (.*?)</svg></a>',
-                     index, flags=re.S)  # fmt: skip
+    link = re.search(
+        r'<a id="map-preview" href="map.html#view=combined">\s*<svg (.*?)</svg></a>',
+        index,
+        flags=re.S,
+    )
     assert link, "the preview is a link to the map"
     assert 'role="img"' in link.group(1) and "<title" in link.group(1)
     assert link.group(1).count("<circle") == 5 and link.group(1).count('r="2.6"') == 5

@@ -101,7 +101,7 @@ def test_report_and_map_show_the_theme_level_when_themes_group_topics(monkeypatc
     ours, base = (f"{stability['ari_min']:.3g}", f"{baseline['stability']['ari_min']:.3g}")
     assert f'<td>stability · ari min</td><td class="num">{ours}</td><td class="num">{base}' in index
     # shares as percents: 1 of 5 papers unassigned here, 2 of 5 by the baseline's first seed
-    assert '<td>outlier share final</td><td class="num">20.0%</td><td class="num">20.0%' in index
+    assert '<td>unassigned share</td><td class="num">20.0%</td><td class="num">20.0%' in index
     assert (
         '<td>labels with stop or filler words</td><td class="num">0</td><td class="num">1' in index
     )

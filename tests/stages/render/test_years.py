@@ -76,8 +76,9 @@ def test_each_years_comparison_is_that_years_venue_years_rows(years):
         assert sorted(trace["x"]) == pytest.approx(expected)
     counts = {r["venue"]: r["counts"] for r in context["papers"]}
     dated = c.documents.dropna(subset=["year"])
-    assert counts["ICML"] == [int(((dated["venue"] == "ICML") & (dated["year"] == y)).sum())
-                              for y in context["years"]]  # fmt: skip
+    assert counts["ICML"] == [
+        int(((dated["venue"] == "ICML") & (dated["year"] == y)).sum()) for y in context["years"]
+    ]
 
 
 def test_one_year_or_no_table_means_no_section(years):
@@ -133,16 +134,22 @@ def test_more_than_three_venues_compare_in_a_heatmap_with_marks_in_its_cells(eig
 def test_three_venues_keep_the_dot_chart_and_colours_follow_every_venues_place():
     rows = pd.DataFrame(
         {
-            "id": [0, 0, 1, 1], "label": ["a", "a", "b", "b"], "venue": ["B", "C"] * 2,
-            "count": [1, 2, 3, 4], "share": [0.1, 0.2, 0.3, 0.4], "z": [None] * 4,
-            "flag": ["none"] * 4, "venue_papers": [10, 10, 10, 10],
+            "id": [0, 0, 1, 1],
+            "label": ["a", "a", "b", "b"],
+            "venue": ["B", "C"] * 2,
+            "count": [1, 2, 3, 4],
+            "share": [0.1, 0.2, 0.3, 0.4],
+            "z": [None] * 4,
+            "flag": ["none"] * 4,
+            "venue_papers": [10, 10, 10, 10],
         }
-    )  # fmt: skip
+    )
     figure = figure_data(comparison_figure(rows, "topic", ["A", "B", "C"]))
     dots = [t for t in figure["data"] if t.get("mode") == "markers"]
     assert [(t["name"], t["marker"]["color"]) for t in dots] == [
-        ("B", venue_colour(1)), ("C", venue_colour(2)),
-    ]  # fmt: skip
+        ("B", venue_colour(1)),
+        ("C", venue_colour(2)),
+    ]
 
 
 def test_the_eight_venue_report_renders_every_venue_in_its_own_colour(eight):
