@@ -23,7 +23,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: all test test-fast coverage mutate lint lock bench clean clean-all venv help stability baseline quality refit
+.PHONY: all test test-fast coverage mutate lint lock bench clean clean-all venv help stability baseline quality refit figures
 .DEFAULT_GOAL := all
 
 help:
@@ -39,6 +39,7 @@ help:
 	@echo "make baseline [CONFIG=...]   + BERTopic defaults' figures, in the report"
 	@echo "make quality [CONFIG=...]    both"
 	@echo "make refit [CONFIG=...]      fit a new topic model instead of adding papers to the saved one"
+	@echo "make figures [CONFIG=...]    the map as figures/map.png (300 dpi), map.svg and map.pdf"
 	@echo "make bench [CONFIG=...]      speed figures (tools/bench.py)"
 	@echo "make screenshots             the README's pictures of the map and report (docs/images/)"
 
@@ -145,6 +146,13 @@ $(OUT)/stability.json: $(OUT)/documents.parquet $(OUT)/embeddings.parquet $(OUT)
 
 $(OUT)/baseline.json: $(OUT)/documents.parquet $(OUT)/embeddings.parquet $(CODE_baseline) $(call STAMP,baseline) | $(VENV_DONE)
 	$(RUN) baseline --config $(CONFIG) --documents $< --embeddings $(OUT)/embeddings.parquet --baseline $@
+
+# The map as a still image for a paper or a talk (the figures section of the config), not part
+# of `all`: PNG, SVG and PDF from one drawing, in figures/.
+FIGURES := $(addprefix $(OUT)/figures/map.,png svg pdf)
+figures: $(FIGURES)
+$(FIGURES) &: $(TOPIC_TABLES) $(CODE_figure) $(call STAMP,figure) | $(VENV_DONE)
+	$(RUN) figure --config $(CONFIG) $(TOPIC_ARGS) --figure $(OUT)/figures/map.png
 
 # The tables as BERTopic's get_topic_info() / get_document_info() give them, and the ledger, as CSV.
 $(CSV_TABLES) &: $(TOPIC_TABLES) $(OUT)/rejected.parquet $(OUT)/venue_topics.parquet $(CODE_csv) | $(VENV_DONE)

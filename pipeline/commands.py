@@ -31,6 +31,7 @@ FILES = {
     "topic_info": "topic_info.csv",
     "document_info": "document_info.csv",
     "rejected_csv": "rejected.csv",
+    "figure": "figures/map.png",  # map.svg and map.pdf beside it
 }
 
 
@@ -105,6 +106,9 @@ COMMANDS = {
                  "venue_years", "metrics"), ("report",),
                 "-> index.html (the report) and map.html beside it",
                 optional=("stability", "baseline")),
+        Command("figure", ("figures",), ("documents", "clusters", "topics", "themes"),
+                ("figure",), "-> figures/map.png, map.svg and map.pdf: the map as a still "
+                "image for a paper or a talk (make figures)", stage="figures"),
         Command("stability", ("cluster", "quality"),
                 ("documents", "embeddings", "clusters"), ("stability",),
                 "-> stability.json: the topics' agreement across quality.seeds",

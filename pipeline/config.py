@@ -199,6 +199,35 @@ class RenderConfig(_Section):
     hover_words: int = Field(16, ge=3, le=100, description="Opening words shown when untitled.")
 
 
+class FiguresConfig(_Section):
+    dpi: int = Field(
+        300,
+        ge=50,
+        le=1200,
+        description="Resolution of map.png and of the points rasterised in map.svg and "
+        "map.pdf, in dots per inch.",
+    )
+    labels: Literal["themes", "topics"] = Field(
+        "themes",
+        description="The labels drawn: the themes' (the topics' where no theme groups several) "
+        "or every topic's.",
+    )
+    panels: Literal["none", "venue"] = Field(
+        "none", description="venue: one panel per venue on shared coordinates."
+    )
+    highlight_topic: Annotated[int, Field(ge=0)] | None = Field(
+        None, description="A topic drawn in its colour over the others, muted."
+    )
+    highlight_venue: Annotated[str, Field(min_length=1)] | None = Field(
+        None, description="A venue whose papers are drawn in their colours over the others, muted."
+    )
+    title: str | None = Field(
+        None,
+        description="The figure's title; null: made from the venues and years present, as the "
+        "pages' title is.",
+    )
+
+
 class EngineConfig(_Section):
     kind: Literal["local", "ray"] = Field(
         "local",
@@ -248,6 +277,7 @@ class Config(_Section):
     render: RenderConfig = RenderConfig()
     compare: CompareConfig = CompareConfig()
     quality: QualityConfig = QualityConfig()
+    figures: FiguresConfig = FiguresConfig()
     engine: EngineConfig = EngineConfig()
 
 

@@ -35,6 +35,9 @@ Prints, for the config's corpus, measured side by side in one run:
 - map (--map-sizes 100000,1000000): the map page of N papers made from ../shared/corpora, opened
           from disk in headless Chromium: time to every point drawn, search, click to panel,
           bytes per paper (tools/bench_map.py; runs alone, without the other sections).
+- figures (--figure-sizes 10000,100000): `topicmap figure` on N papers made as the map's are:
+          seconds, peak memory and each file's MB: one map with the themes' or the topics'
+          labels, a panel per venue (tools/bench_figures.py; runs alone, without the others).
 Timed unit tests would be flaky on shared 2-core machines; this prints figures instead.
 """
 
@@ -59,6 +62,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script from the project: import its pipeline package
 sys.path.insert(0, str(ROOT / "tools"))  # and the bench sections beside this file
 
+import bench_figures  # noqa: E402  (beside this file)
 import bench_limit  # noqa: E402  (beside this file)
 import bench_map  # noqa: E402  (beside this file)
 import bench_modes  # noqa: E402  (beside this file)
@@ -326,6 +330,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--scaling", default="", help="paper counts, e.g. 10000,30000,100000")
     parser.add_argument("--map-sizes", default="", help="map papers, e.g. 100000,1000000")
+    parser.add_argument("--figure-sizes", default="", help="figure papers, e.g. 10000,100000")
     parser.add_argument(
         "--ray-sizes", default="", help="papers for the engines side by side, e.g. 10000,30000"
     )
@@ -337,6 +342,20 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _alone(args: argparse.Namespace) -> None:
+    """The sections that run without the others: the map page and the figures at scale."""
+    results = {}
+    if args.map_sizes:
+        results["map"] = bench_map.bench_map([int(s) for s in args.map_sizes.split(",")])
+        print("\n" + bench_map.report(results["map"]), flush=True)
+    if args.figure_sizes:
+        sizes = [int(s) for s in args.figure_sizes.split(",")]
+        results["figures"] = bench_figures.bench_figures(sizes)
+        print("\n" + bench_figures.report(results["figures"]), flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2), encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> None:
     args = _parser().parse_args(argv)
     if args.baseline_run:
@@ -345,11 +364,8 @@ def main(argv: list[str] | None = None) -> None:
     import logging
 
     logging.basicConfig(level=logging.WARNING)
-    if args.map_sizes:
-        rows = bench_map.bench_map([int(s) for s in args.map_sizes.split(",")])
-        print("\n" + bench_map.report(rows))
-        if args.json:
-            args.json.write_text(json.dumps({"map": rows}, indent=2), encoding="utf-8")
+    if args.map_sizes or args.figure_sizes:
+        _alone(args)
         return
     sections = set(args.sections.split(","))
     results: dict = {}
