@@ -1,6 +1,7 @@
 /* The map's controls (part `controls`): the topic list, the toolbar (view switch, venue
- * highlight, label and colour selects, year range, search box), the panel's close button and
- * Escape, and the plot's hover, click, pan and zoom. Each calls the page's actions (map.js).
+ * highlight, label and colour selects, year range, search box and its mode), the panel's place
+ * box and close button and Escape, and the plot's hover, click, pan and zoom. Each calls the
+ * page's actions (map.js).
  */
 (() => {
   "use strict";
@@ -104,6 +105,30 @@
     });
   }
 
+  /** The panel's "Place an abstract" box: served, a form the server answers; from disk, the
+   * one line that says how to start the server. */
+  function buildPlaceBox(actions) {
+    const form = byId("place-form");
+    const served = window.TopicMap.search.served();
+    for (const hint of document.querySelectorAll(".serve-hint")) hint.hidden = served;
+    form.hidden = !served;
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const result = byId("place-result");
+      const button = byId("place-go");
+      button.disabled = true;
+      result.textContent = "Placing…";
+      try {
+        await actions.place(byId("place-title").value.trim(), byId("place-abstract").value);
+      } catch (error) {
+        result.textContent = `Not placed: ${error.message}`;
+        byId("place-neighbours").replaceChildren();
+      } finally {
+        button.disabled = false;
+      }
+    });
+  }
+
   function buildToolbar(D, state, actions) {
     buildYearFilter(actions);
     const highlight = byId("highlight-venue");
@@ -120,8 +145,17 @@
     let timer = null;
     box.addEventListener("input", () => {
       clearTimeout(timer);
-      timer = setTimeout(() => actions.search(box.value.trim()), 150);
+      timer = setTimeout(
+        () => actions.search(box.value.trim()),
+        state.mode === "words" ? 150 : 400,
+      );
     });
+    byId("search-mode").addEventListener("change", (e) => {
+      state.mode = e.target.value;
+      box.placeholder = state.mode === "words" ? "Search titles and abstracts" : "Describe an idea";
+      actions.search(box.value.trim());
+    });
+    buildPlaceBox(actions);
     byId("panel-close").addEventListener("click", () => actions.select(null, true));
     document.addEventListener("keydown", (e) => {
       if (e.key === "Escape" && state.selected !== null) actions.select(null, true);

@@ -168,7 +168,8 @@
   }
 
   /**
-   * The rings around the paper shown and its similar papers: an SVG laid over the plot, so
+   * The rings around the paper shown and its similar papers (and an abstract placed by the
+   * server, marked, with its nearest papers): an SVG laid over the plot, so
    * opening a paper moves a few circles instead of drawing every point again. place(ranges?)
    * rings them where they are now, or over a drag's ranges.
    */
@@ -192,18 +193,50 @@
       return circle;
     }
 
+    /** The placed abstract's mark (a square turned on its corner) at (x, y), if in view. */
+    function placedMark(box, placed) {
+      const [px, py] = toPixel(box, placed.x, placed.y);
+      if (px < 0 || px > box.w || py < 0 || py > box.h) return null;
+      const mark = document.createElementNS(SVG, "rect");
+      const half = D.DATA.point_size + 3;
+      mark.setAttribute("x", box.left + px - half);
+      mark.setAttribute("y", box.top + py - half);
+      mark.setAttribute("width", 2 * half);
+      mark.setAttribute("height", 2 * half);
+      mark.setAttribute("transform", `rotate(45 ${box.left + px} ${box.top + py})`);
+      mark.setAttribute("class", "placed-mark");
+      return mark;
+    }
+
+    /** Panel k's rings: the paper shown and its similar papers, the placed abstract's nearest
+     * papers (class placed-ring) and its mark. */
+    function panelRings(panel, box) {
+      const out = [];
+      const ringed = state.selected === null ? [] : [state.selected, ...state.neighbours];
+      const placed = state.placed;
+      for (const [list, className] of [
+        [ringed, null],
+        [placed ? placed.neighbours : [], "placed-ring"],
+      ]) {
+        for (const i of list) {
+          if (panel.venue !== null && D.venue[i] !== panel.venue) continue;
+          const circle = ring(box, i);
+          if (circle !== null && className) circle.setAttribute("class", className);
+          if (circle !== null) out.push(circle);
+        }
+      }
+      const mark = placed ? placedMark(box, placed) : null;
+      return mark ? [...out, mark] : out;
+    }
+
     function place(ranges) {
       svg.replaceChildren();
-      if (gd.layout === undefined || state.selected === null) return; // not drawn yet
+      const nothing = state.selected === null && state.placed === null;
+      if (gd.layout === undefined || nothing) return; // not drawn yet, or nothing to ring
       cover(gd, svg);
       const boxes = layout.boxes();
       layout.panels().forEach((panel, k) => {
-        const box = { ...boxes[k], ...(ranges || {}) };
-        for (const i of [state.selected, ...state.neighbours]) {
-          if (panel.venue !== null && D.venue[i] !== panel.venue) continue;
-          const circle = ring(box, i);
-          if (circle !== null) svg.append(circle);
-        }
+        svg.append(...panelRings(panel, { ...boxes[k], ...(ranges || {}) }));
       });
     }
 

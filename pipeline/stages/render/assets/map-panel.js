@@ -1,6 +1,7 @@
 /* The map's side panel and tooltip (part `panel`): a paper's abstract, link and five most
  * similar papers; the list of the papers a search or a topic keeps, a page at a time, as
- * buttons (the keyboard's way to any paper); the message when a text shard cannot be loaded.
+ * buttons (the keyboard's way to any paper), best first for a search by meaning; an abstract
+ * the server placed; the message when a text shard cannot be loaded.
  * Paper text is put into the page only with textContent.
  */
 (() => {
@@ -151,7 +152,11 @@
 
     async function listMatches() {
       const kept = [];
-      if (state.active !== null) for (let i = 0; i < D.N; i++) if (state.active[i]) kept.push(i);
+      if (state.ranking !== null) {
+        for (const i of state.ranking.order) if (state.active[i]) kept.push(i); // best first
+      } else if (state.active !== null) {
+        for (let i = 0; i < D.N; i++) if (state.active[i]) kept.push(i);
+      }
       const pages = Math.max(1, Math.ceil(kept.length / PAGE));
       state.page = Math.min(state.page, pages - 1);
       const first = state.page * PAGE;
@@ -161,7 +166,7 @@
       if (seq !== listSeq) return;
       byId("match-box").hidden = kept.length === 0;
       byId("match-list").replaceChildren(
-        ...shown.map((i) => row.paperButton(i, "match", "", null)),
+        ...shown.map((i) => row.paperButton(i, "match", similarityText(state, i), null)),
       );
       byId("match-range").textContent =
         kept.length > PAGE
@@ -184,6 +189,32 @@
     byId("match-next").addEventListener("click", () => turnPage(1));
     listKeys();
     return listMatches;
+  }
+
+  /** " · 0.734": paper i's similarity to a search by meaning, or "" for a search by words. */
+  function similarityText(state, i) {
+    const similarity = state.ranking?.similarity.get(i);
+    return similarity === undefined ? "" : ` · ${similarity.toFixed(3)}`;
+  }
+
+  /** An abstract the server placed: its topic, theme and similarity, and its nearest papers
+   * (buttons that open them), in the panel's place box. */
+  function placedBox(D, row) {
+    return async function showPlaced(answer) {
+      const topic = answer.topic >= 0 ? `topic “${answer.topic_label}”` : "no topic (unassigned)";
+      const theme = answer.theme >= 0 ? `, theme “${answer.theme_label}”` : "";
+      byId("place-result").textContent =
+        `Placed in ${topic}${theme}; similarity to the topic ${answer.similarity.toFixed(3)}. ` +
+        "It is marked ◆ on the map, its nearest papers ringed:";
+      byId("place-result").scrollIntoView({ block: "nearest" });
+      const shown = answer.neighbours.map((n) => n.index);
+      await D.loadPapers(shown);
+      byId("place-neighbours").replaceChildren(
+        ...answer.neighbours.map((n) =>
+          row.paperButton(n.index, "match", ` · ${n.similarity.toFixed(3)}`, null),
+        ),
+      );
+    };
   }
 
   /** The tooltip over a hovered paper: {hover(i, mouse), unhover()}. */
@@ -223,6 +254,7 @@
     return {
       ...detail(D, state, row),
       listMatches,
+      showPlaced: placedBox(D, row),
       ...tooltip(D, row),
       showFailures: row.showFailures,
     };

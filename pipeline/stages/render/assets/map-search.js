@@ -1,5 +1,7 @@
-/* The map's text search (part `search`): which papers' title or abstract holds a query,
- * searched in the text shards' UTF-8 bytes (map-data.js) without decoding them.
+/* The map's search (part `search`): which papers' title or abstract holds a query, searched
+ * in the text shards' UTF-8 bytes (map-data.js) without decoding them; and, where the page is
+ * served by `topicmap serve`, the server's search by meaning and placing of an abstract.
+ * Opened from disk the page asks nothing of any server (served() is false there).
  */
 (() => {
   "use strict";
@@ -91,5 +93,61 @@
     return hits;
   }
 
-  window.TopicMap.define("search", ["data"], () => ({ searchText }));
+  const MEANING_RESULTS = 50; // papers a search by meaning keeps
+
+  /** Whether the page came from a server (`topicmap serve`), not from disk. */
+  const served = () =>
+    window.location.protocol === "http:" || window.location.protocol === "https:";
+
+  /** The server's answer to a request of the API (a path relative to the page), or an Error
+   * whose message is the server's one-line reason. */
+  async function ask(path, init) {
+    let response;
+    try {
+      response = await fetch(path, init);
+    } catch (_error) {
+      throw new Error("the server does not answer: is topicmap serve still running?");
+    }
+    const answer = await response.json().catch(() => ({}));
+    if (!response.ok) throw new Error(answer.error || `the server answered ${response.status}`);
+    return answer;
+  }
+
+  /** The papers nearest in meaning to `query`: {hits (Uint8Array over the papers), order
+   * (their indices, best first), similarity (index -> cosine)}; results the page does not hold
+   * are left out. */
+  async function searchMeaning(D, query) {
+    const params = new URLSearchParams({ q: query, k: String(MEANING_RESULTS) });
+    const answer = await ask(`api/search?${params}`);
+    const hits = new Uint8Array(D.N);
+    const order = [];
+    const similarity = new Map();
+    for (const result of answer.results) {
+      const i = D.indexById.get(result.doc_id);
+      if (i === undefined) continue;
+      hits[i] = 1;
+      order.push(i);
+      similarity.set(i, result.similarity);
+    }
+    return { hits, order, similarity };
+  }
+
+  /** An abstract (and title) placed by the server as `topicmap place` places a paper: its
+   * topic, labels, similarity, map position and nearest papers (indices among the page's). */
+  async function placeAbstract(D, title, abstract) {
+    const body = JSON.stringify({ title: title || null, abstract, k: 10 });
+    const headers = { "Content-Type": "application/json" };
+    const answer = await ask("api/place", { method: "POST", headers, body });
+    const neighbours = answer.neighbours
+      .map((n) => ({ index: D.indexById.get(n.doc_id), similarity: n.similarity }))
+      .filter((n) => n.index !== undefined);
+    return { ...answer, neighbours };
+  }
+
+  window.TopicMap.define("search", ["data"], () => ({
+    searchText,
+    searchMeaning,
+    placeAbstract,
+    served,
+  }));
 })();

@@ -24,7 +24,10 @@
     colour: "topic", // or "venue"
     labels: "auto", // "auto" | "themes" | "topics" | "off"
     query: "",
+    mode: "words", // the search box's: "words" (in the text) or "meaning" (served only)
     hits: null, // Uint8Array over the papers: 1 where the text contains the query
+    ranking: null, // a search by meaning's {order, similarity}: its papers best first
+    placed: null, // an abstract placed by the server: {x, y, neighbours (indices)}
     filter: null, // {kind: "topic" | "theme", id}
     active: null, // Uint8Array: 1 for the papers the search and the filter keep; null: all
     selected: null,
@@ -88,14 +91,33 @@
     return figure.placeRings();
   }
 
-  /** Search the titles and abstracts for `query` (map-search.js), loading the text shards
-   * first (once). */
+  /** The papers a search by meaning keeps (the server's), or null with the reason shown. */
+  async function meaningHits(query, count) {
+    if (!TopicMap.search.served()) {
+      count.textContent = "By meaning needs the server: topicmap serve --dir <this folder>";
+      return null;
+    }
+    try {
+      return await TopicMap.search.searchMeaning(D, query);
+    } catch (error) {
+      count.textContent = `Search by meaning failed: ${error.message}`;
+      return null;
+    }
+  }
+
+  /** Search for `query`: in the titles and abstracts (map-search.js, loading the text shards
+   * first, once), or by meaning (the server's) in that mode. */
   let searchSeq = 0;
   async function search(query) {
     const seq = ++searchSeq;
     const count = byId("match-count");
     let hits = null;
-    if (query !== "") {
+    let ranking = null;
+    if (query !== "" && state.mode === "meaning") {
+      ranking = await meaningHits(query, count);
+      if (seq !== searchSeq || ranking === null) return;
+      hits = ranking.hits;
+    } else if (query !== "") {
       hits = await TopicMap.search.searchText(D, query, (done, total) => {
         if (seq === searchSeq && done < total) {
           count.textContent = `Loading paper text: ${fmt(done)} of ${fmt(total)} files`;
@@ -108,7 +130,18 @@
     delete count.dataset.loading;
     state.query = query.toLowerCase();
     state.hits = hits;
+    state.ranking = ranking;
     await update();
+  }
+
+  /** Place an abstract (the server's /api/place): its topic and nearest papers in the panel,
+   * the point marked on the map and its neighbours ringed. */
+  async function place(title, abstract) {
+    const answer = await TopicMap.search.placeAbstract(D, title, abstract);
+    state.placed = { x: answer.x, y: answer.y, neighbours: answer.neighbours.map((n) => n.index) };
+    panel.showPlaced(answer);
+    figure.placeRings();
+    return answer;
   }
 
   /** Show only one topic or theme (null: all); `toggle` clears the filter when it is already
@@ -162,7 +195,7 @@
     }
   }
 
-  const actions = { draw, select, search, setFilter, setView, setHighlight, setYears };
+  const actions = { draw, select, search, place, setFilter, setView, setHighlight, setYears };
   controls.buildToolbar(D, state, actions);
   controls.buildTopicList(D, actions);
   update().then(async () => {
