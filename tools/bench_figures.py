@@ -3,8 +3,8 @@ on a build of N papers made as the map's bench makes them (tools/bench_map.map_t
 9,673 real ICML and ICLR 2020-2023 papers of ../shared/corpora repeated with perturbed map
 positions, 40 topics in 10 themes of neighbouring topics), run as `make figures` runs it
 (tools/bench_stage.run_stage): wall seconds and peak memory from the stage's own record, and
-each file's size, for the default figure (one map, the themes' labels), the 40 topics' labels
-and one panel per venue with a highlighted topic.
+each file's size, for the default figure (one map, the themes' labels), the 40 topics' labels,
+one panel per venue with a highlighted topic, and the same papers dealt among 11 venues' panels.
 
 Render only: no clustering. Developer code: it is not part of the installed package.
 """
@@ -24,10 +24,11 @@ from pipeline import schemas, tables
 
 N_THEMES = 10
 LIMIT_S, LIMIT_MB = 60.0, 20.0  # the issue's: within 60 s, each file at most 20 MB
-VARIANTS = {  # name -> the figures section
-    "one map": {},
-    "topic labels": {"labels": "topics"},
-    "venue panels": {"panels": "venue", "highlight_topic": 3},
+VARIANTS = {  # name -> the figures section, and the venues the papers are dealt among
+    "one map": ({}, None),
+    "topic labels": ({"labels": "topics"}, None),
+    "venue panels": ({"panels": "venue", "highlight_topic": 3}, None),
+    "11 venues' panels": ({"panels": "venue"}, 11),
 }
 
 
@@ -68,6 +69,15 @@ def build_tables(n: int) -> dict[str, pd.DataFrame]:
     return {"documents": documents, "clusters": clusters, "topics": topics, "themes": themes}
 
 
+def dealt(made: dict[str, pd.DataFrame], venues: int) -> dict[str, pd.DataFrame]:
+    """The same tables with the papers dealt in turn among `venues` venues (the most panels)."""
+    names = np.array([f"Venue {v + 1:02d}" for v in range(venues)])
+    documents = made["documents"].copy()
+    documents["venue"] = names[np.arange(len(documents)) % venues]
+    documents["conference"] = documents["venue"]
+    return made | {"documents": documents}
+
+
 def write_build(folder: Path, made: dict[str, pd.DataFrame], figures: dict) -> Path:
     """The tables into `folder` (each with a lineage of its own, as one build), and a config
     whose output is that folder; returns the config's path."""
@@ -95,10 +105,11 @@ def bench_figures(sizes: list[int]) -> list[dict]:
     with tempfile.TemporaryDirectory(prefix="topicmap-figures-") as work:
         for n in sizes:
             made = build_tables(n)
-            for variant, figures in VARIANTS.items():
+            for variant, (figures, venues) in VARIANTS.items():
                 folder = Path(work) / f"{n}-{variant.replace(' ', '-')}"
                 folder.mkdir()
-                record = bench_stage.run_stage("figure", write_build(folder, made, figures))
+                drawn = made if venues is None else dealt(made, venues)
+                record = bench_stage.run_stage("figure", write_build(folder, drawn, figures))
                 files = {
                     p.name: round(p.stat().st_size / 1e6, 2)
                     for p in sorted((folder / "figures").iterdir())

@@ -38,11 +38,13 @@ LEADER_PIXELS = 12  # at the figure's 100 dpi: labels moved less than this get n
 MAX_LABELS, MAX_PANEL_LABELS = 60, 30
 
 
-def point_area(papers: int, panelled: bool) -> float:
+def point_area(papers: int, panels: int = 0) -> float:
     """Marker area in points², smaller as the map fills: 6 at 3,400 papers, 2 at 10,000, 0.25
-    from 80,000 (about 2 pixels across at 300 dpi); half that in a venue's panel."""
-    area = float(np.clip(20_000 / max(papers, 1), 0.25, 12.0))
-    return area / 2 if panelled else area
+    from 80,000 (about 2 pixels across at 300 dpi). With `panels` venues' panels, each smaller:
+    half the area for a panel's share of the papers (11 venues of 100,000 papers: 1.1)."""
+    share = papers / panels if panels else papers
+    area = float(np.clip(20_000 / max(share, 1), 0.25, 12.0))
+    return area / 2 if panels else area
 
 
 def grid(panels: int) -> tuple[int, int]:
@@ -82,7 +84,7 @@ def _draw_points(ax, data: FigureData, config: FiguresConfig, panel: str | None)
     """The papers, muted ones first (under), then unassigned, then those in their colours; each
     layer one rasterised collection."""
     points, layer = data.points, layers(data.points, config, panel)
-    area = point_area(len(points), panel is not None)
+    area = point_area(len(points), len(data.panels))
     colours = np.where(layer == 0, CONTEXT_COLOUR, points["colour"].to_numpy())
     for level in (0, 1, 2):
         mine = layer == level
