@@ -3,10 +3,10 @@ limits a query is held to (`topicmap serve`'s /api/search and /api/place use the
 
 A query is embedded as the build embeds a paper without a title (pipeline.text's rule: its
 text, spaces normalised), with the build's model and precision. The search is exact: one
-matrix-vector product over the papers' unit vectors and a partial sort. For a single query
-that is about 5 ms at 100,000 papers and 0.1 s at 1,000,000 on two cores (docs/benchmarks.md),
-so no approximate index is needed (render's pynndescent graph answers each paper's neighbours,
-an n x n problem; one query against n papers is linear).
+matrix-vector product over the papers' unit vectors and a partial sort, linear in the papers:
+about 16 ms at 100,000 papers and 0.2 s at 1,000,000 on two busy cores (docs/benchmarks.md),
+well inside the 300 ms a search may take at 100,000, so no approximate index is needed for a
+single query (render's pynndescent graph is for every paper's neighbours at once, n x n).
 """
 
 from __future__ import annotations

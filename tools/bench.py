@@ -38,6 +38,10 @@ Prints, for the config's corpus, measured side by side in one run:
 - figures (--figure-sizes 10000,100000): `topicmap figure` on N papers made as the map's are:
           seconds, peak memory and each file's MB: one map with the themes' or the topics'
           labels, a panel per venue (tools/bench_figures.py; runs alone, without the others).
+- serve (--serve-sizes 10000,100000, the config's output_dir a finished build): topicmap
+          serve's start to first answer, /api/search at those sizes and /api/place (medians of
+          20), and the 20 rewritten abstracts' hit rate among the 9,673 papers
+          (tools/bench_serve.py; runs alone, without the other sections).
 Timed unit tests would be flaky on shared 2-core machines; this prints figures instead.
 """
 
@@ -69,6 +73,7 @@ import bench_modes  # noqa: E402  (beside this file)
 import bench_ray  # noqa: E402  (beside this file)
 import bench_ray_scaling  # noqa: E402  (beside this file)
 import bench_sample  # noqa: E402  (beside this file)
+import bench_serve  # noqa: E402  (beside this file)
 import bench_stage  # noqa: E402  (beside this file)
 
 from pipeline import encoder as encoders  # noqa: E402
@@ -330,6 +335,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--scaling", default="", help="paper counts, e.g. 10000,30000,100000")
     parser.add_argument("--map-sizes", default="", help="map papers, e.g. 100000,1000000")
+    parser.add_argument(
+        "--serve-sizes", default="", help="topicmap serve, papers searched, e.g. 10000,100000"
+    )
     parser.add_argument("--figure-sizes", default="", help="figure papers, e.g. 10000,100000")
     parser.add_argument(
         "--ray-sizes", default="", help="papers for the engines side by side, e.g. 10000,30000"
@@ -352,6 +360,10 @@ def _alone(args: argparse.Namespace) -> None:
         sizes = [int(s) for s in args.figure_sizes.split(",")]
         results["figures"] = bench_figures.bench_figures(sizes)
         print("\n" + bench_figures.report(results["figures"]), flush=True)
+    if args.serve_sizes:
+        sizes = [int(s) for s in args.serve_sizes.split(",")]
+        results["serve"] = bench_serve.bench_serve(args.config, sizes)
+        print("\n" + "\n".join(bench_serve.report(results["serve"])), flush=True)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2), encoding="utf-8")
 
@@ -364,7 +376,7 @@ def main(argv: list[str] | None = None) -> None:
     import logging
 
     logging.basicConfig(level=logging.WARNING)
-    if args.map_sizes or args.figure_sizes:
+    if args.map_sizes or args.figure_sizes or args.serve_sizes:
         _alone(args)
         return
     sections = set(args.sections.split(","))

@@ -1,8 +1,10 @@
 """`topicmap serve [--config FILE | --dir OUTPUT_DIR] [--host H] [--port N] [--cors ORIGIN]`:
 a local HTTP server (Starlette on uvicorn) over a finished build: its pages and files, search by
 meaning (GET /api/search?q=...&k=...) and placing an abstract (POST /api/place, the same core as
-`topicmap place`). It loads the model, the embeddings and the saved topic model once, at start,
-and never writes to the output folder or the embeddings cache.
+`topicmap place`). It loads the model, the embeddings and the saved topic model once, at start
+(the model in a thread of its own: the pages are served at once, and a search or a placing made
+while the model loads waits for it), and never writes to the output folder or the embeddings
+cache.
 
 Bound to 127.0.0.1 unless --host says otherwise; --port 0 takes a free port. The address it
 listens on is printed as one line, `serving http://HOST:PORT/map.html`, once loaded.
@@ -54,7 +56,7 @@ def serve(folder: Path, config: Config | None, host: str, port: int, cors: str |
     from pipeline.serve.build import load_build
 
     sock = bind(host, port)
-    build = load_build(folder, config)
+    build = load_build(folder, config, background=True)
     app = make_app(build, cors=cors, hosts=allowed_hosts(host))
     server = uvicorn.Server(
         uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")

@@ -34,7 +34,7 @@ from pipeline.search import (
     query_text,
     result_count,
 )
-from pipeline.serve.build import ServedBuild
+from pipeline.serve.build import ModelUnavailable, ServedBuild
 from pipeline.stages.ingest import make_documents
 from pipeline.stages.ingest.readers import RawRecord
 
@@ -178,6 +178,8 @@ def make_app(build: ServedBuild, cors: str | None = None, hosts: list[str] | Non
             return error(400, str(exc))
         if isinstance(exc, HTTPException):
             return error(exc.status_code, exc.detail)
+        if isinstance(exc, ModelUnavailable):
+            return error(503, str(exc))
         if isinstance(exc, PipelineError):
             return error(422, str(exc))
         log.error("request failed: %s: %s", type(exc).__name__, " ".join(str(exc).split()))

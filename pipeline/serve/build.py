@@ -87,17 +87,42 @@ def read_papers(folder: Path) -> tuple[pd.DataFrame, np.ndarray]:
     return papers, unit_rows(vectors)
 
 
+class ModelUnavailable(PipelineError):
+    """The model could not be loaded: the server answers on, but cannot embed."""
+
+
 class QueryEncoder:
-    """The build's encoder, loaded once, embedding texts in memory (no cache written) with the
-    build's precision; one call at a time (the server's threads share one model)."""
+    """The build's encoder, loaded once (`load`), embedding texts in memory (no cache written)
+    with the build's precision; one call at a time (the server's threads share one model). A
+    call made while the model loads waits for it."""
 
     def __init__(self, config: Config):
+        self.embed_config = config.embed
         self.config = config.embed.model_copy(update={"progress_bar": False})
         self.precision = encoders.resolve_precision(config.embed)
-        self.model = encoders.load_encoder(config.embed)
+        self.model = None
+        self.failure = ""
         self.lock = threading.Lock()
+        self.ready = threading.Event()
+
+    def load(self) -> None:
+        """Load the model and embed one text (the first call pays for lazy set-up, not the
+        first query); a failure is kept as one line for the requests that need the model."""
+        try:
+            model = encoders.load_encoder(self.embed_config)
+            with encoders.precision_context(self.precision):
+                encoders.embed_texts(["warming the model up"], model, self.config)
+            self.model = model
+        except Exception as exc:  # any failure to load becomes the one line requests answer
+            self.failure = f"the embedding model could not be loaded ({type(exc).__name__}: {exc})"
+            log.error("%s", " ".join(self.failure.split()))
+        finally:
+            self.ready.set()
 
     def __call__(self, texts: list[str]) -> np.ndarray:
+        self.ready.wait()
+        if self.model is None:
+            raise ModelUnavailable(" ".join(self.failure.split()))
         with self.lock, encoders.precision_context(self.precision):
             return encoders.embed_texts(texts, self.model, self.config)
 
@@ -114,8 +139,10 @@ class ServedBuild:
     embed: QueryEncoder
 
 
-def load_build(folder: Path, config: Config | None = None) -> ServedBuild:
-    """Load the build in `folder` (its own settings from its stamps unless `config` is given)."""
+def load_build(folder: Path, config: Config | None = None, background: bool = False) -> ServedBuild:
+    """Load the build in `folder` (its own settings from its stamps unless `config` is given);
+    the model too, or, `background`, in a thread of its own while the pages are already served
+    (the API's requests wait for it)."""
     started = time.perf_counter()
     folder = Path(folder).resolve()
     check_finished(folder)
@@ -123,12 +150,17 @@ def load_build(folder: Path, config: Config | None = None) -> ServedBuild:
     saved = load_model(folder / "model", config)
     papers, vectors = read_papers(folder)
     embed = QueryEncoder(config)
-    embed(["warming the model up"])  # the first call pays for lazy setup, not the first query
-    log.info(
-        "serving %s: %d papers, %s precision, loaded in %.1f s",
-        folder,
-        len(papers),
-        embed.precision,
-        time.perf_counter() - started,
-    )
+
+    def load() -> None:
+        embed.load()
+        seconds = time.perf_counter() - started
+        what = f"{folder}: {len(papers)} papers, {embed.precision} precision"
+        log.info("%s, the model loaded in %.1f s", what, seconds)
+
+    if background:
+        threading.Thread(target=load, name="model loading", daemon=True).start()
+    else:
+        load()
+        if embed.model is None and embed.failure:
+            raise ModelUnavailable(embed.failure)
     return ServedBuild(folder, config, papers, vectors, saved, embed)

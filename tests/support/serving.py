@@ -58,6 +58,9 @@ class FakeQueryEncoder:
         self.precision = "fp32"
         self.calls = 0
 
+    def load(self) -> None:
+        self.model = "fake"
+
     def __call__(self, texts: list[str]) -> np.ndarray:
         self.calls += 1
         return fake_vectors(texts)

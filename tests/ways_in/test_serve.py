@@ -171,6 +171,54 @@ def test_a_failure_inside_answers_500_in_one_line_and_the_server_answers_on(serv
     _still_answers(base)
 
 
+def test_a_model_that_cannot_load_answers_503_in_one_line_and_the_pages_are_served(
+    tmp_path, monkeypatch
+):
+    def missing(config):
+        raise OSError("no model files\nhere")
+
+    monkeypatch.setattr(build.encoders, "load_encoder", missing)
+    folder = write_served_build(tmp_path / "out", served_config(tmp_path / "out"))
+    with pytest.raises(build.ModelUnavailable, match="could not be loaded"):
+        build.load_build(folder, served_config(folder))
+    loaded = build.load_build(folder, served_config(folder), background=True)
+    with running(app.make_app(loaded)) as base:
+        status, answer = request(base, "GET", "/api/search?q=molecules")
+        assert (
+            status == 503
+            and "could not be loaded (OSError: no model files here)" in answer["error"]
+        )
+        assert request(base, "POST", "/api/place", {"abstract": ABSTRACTS[0]})[0] == 503
+        assert request(base, "GET", "/map.html")[0] == 200
+
+
+def test_a_request_made_while_the_model_loads_waits_for_it(tmp_path, monkeypatch):
+    import threading
+
+    release = threading.Event()
+
+    class Slow(FakeQueryEncoder):
+        def __init__(self, config):
+            super().__init__(config)
+            self.ready = threading.Event()
+
+        def load(self):
+            release.wait(10)
+            self.ready.set()
+
+        def __call__(self, texts):
+            self.ready.wait()
+            return super().__call__(texts)
+
+    monkeypatch.setattr(build, "QueryEncoder", Slow)
+    folder = write_served_build(tmp_path / "out", served_config(tmp_path / "out"))
+    loaded = build.load_build(folder, served_config(folder), background=True)
+    with running(app.make_app(loaded)) as base:
+        assert request(base, "GET", "/map.html")[0] == 200  # the pages at once
+        threading.Timer(0.3, release.set).start()
+        assert request(base, "GET", "/api/search?q=molecules&k=1")[0] == 200
+
+
 def test_no_cross_origin_access_unless_asked(tmp_path, monkeypatch):
     monkeypatch.setattr(build, "QueryEncoder", FakeQueryEncoder)
     folder = write_served_build(tmp_path / "out", served_config(tmp_path / "out"))

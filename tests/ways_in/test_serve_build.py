@@ -116,6 +116,7 @@ def test_search_by_meaning_finds_what_words_miss(tmp_path):
     records, _ = read_file(tmp_path / "c.parquet", config.ingest)
     documents, _ = make_documents(records, config.ingest)
     encoder = QueryEncoder(config)
+    encoder.load()
     vectors = search.unit_rows(encoder(embedding_texts(documents)))
     found = {}
     for item in REWRITTEN:
