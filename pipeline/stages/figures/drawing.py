@@ -81,8 +81,10 @@ def _new_figure(data: FigureData) -> tuple[Figure, np.ndarray]:
 
 
 def _draw_points(ax, data: FigureData, config: FiguresConfig, panel: str | None) -> None:
-    """The papers, muted ones first (under), then unassigned, then those in their colours; each
-    layer one rasterised collection."""
+    """The papers, muted ones first (under), then unassigned, then those in their colours: a
+    collection each, below the axes' rasterization zorder, so that SVG and PDF hold the three as
+    one image per plot (a rasterised image per layer: PDF at 11 panels took 7.1 s and 2.2 GB
+    against 2.7 s and 1.2 GB so)."""
     points, layer = data.points, layers(data.points, config, panel)
     area = point_area(len(points), len(data.panels))
     colours = np.where(layer == 0, CONTEXT_COLOUR, points["colour"].to_numpy())
@@ -95,7 +97,6 @@ def _draw_points(ax, data: FigureData, config: FiguresConfig, panel: str | None)
                 s=area,
                 c=list(colours[mine]),
                 linewidths=0,
-                rasterized=True,
                 zorder=level,
             )
 
@@ -180,6 +181,7 @@ def draw(data: FigureData, config: FiguresConfig) -> Figure:
         ax.set_ylim(*ylim)
         ax.set_xticks([])
         ax.set_yticks([])
+        ax.set_rasterization_zorder(2.4)  # the point layers (zorder 0-2) as one image
         for spine in ax.spines.values():
             spine.set_color(MAP_COLOURS["axis"])
         if panel is not None:
