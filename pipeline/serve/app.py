@@ -15,10 +15,11 @@ import logging
 import numpy as np
 import pandas as pd
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
@@ -139,9 +140,49 @@ def error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": " ".join(str(message).split())}, status_code=status)
 
 
+class KnownHosts:
+    """Refuse (400) a request whose Host header names a host not in `hosts` ("*": any). Ours
+    rather than Starlette's TrustedHostMiddleware, which answers in plain text: every refusal
+    here is one JSON line."""
+
+    def __init__(self, app, hosts: list[str]):
+        self.app = app
+        self.hosts = hosts
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http" and "*" not in self.hosts:
+            host = Headers(scope=scope).get("host", "")
+            name = host[: host.find("]") + 1] if host.startswith("[") else host.split(":")[0]
+            if name not in self.hosts:
+                await error(400, "this server answers requests to this machine only")(
+                    scope, receive, send
+                )
+                return
+        await self.app(scope, receive, send)
+
+
+async def no_such_api(request: Request) -> JSONResponse:
+    raise BadRequest(404, f"no such API: {request.url.path[:100]}")
+
+
+async def refused(_request: Request, exc: Exception) -> JSONResponse:
+    """Every failure as one JSON line: the request's own (4xx), or ours (500, logged)."""
+    if isinstance(exc, BadRequest):
+        return error(exc.status, str(exc))
+    if isinstance(exc, BadQuery):
+        return error(400, str(exc))
+    if isinstance(exc, HTTPException):
+        return error(exc.status_code, exc.detail)
+    if isinstance(exc, ModelUnavailable):
+        return error(503, str(exc))
+    if isinstance(exc, PipelineError):
+        return error(422, str(exc))
+    log.error("request failed: %s: %s", type(exc).__name__, " ".join(str(exc).split()))
+    return error(500, "the server could not answer this request")
+
+
 def make_app(build: ServedBuild, cors: str | None = None, hosts: list[str] | None = None):
     """The server's ASGI app over a loaded build."""
-    from starlette.concurrency import run_in_threadpool
 
     async def api_search(request: Request) -> JSONResponse:
         if request.method != "GET":
@@ -159,40 +200,13 @@ def make_app(build: ServedBuild, cors: str | None = None, hosts: list[str] | Non
         body = await read_json_body(request)
         return JSONResponse(await run_in_threadpool(place, build, body))
 
-    async def api_status(_request: Request) -> JSONResponse:
-        return JSONResponse(
-            {
-                "papers": len(build.papers),
-                "max_query": MAX_QUERY_CHARS,
-                "max_abstract": MAX_ABSTRACT_CHARS,
-            }
-        )
-
-    async def no_such_api(request: Request) -> JSONResponse:
-        raise BadRequest(404, f"no such API: {request.url.path[:100]}")
-
-    async def refused(_request: Request, exc: Exception) -> JSONResponse:
-        if isinstance(exc, BadRequest):
-            return error(exc.status, str(exc))
-        if isinstance(exc, BadQuery):
-            return error(400, str(exc))
-        if isinstance(exc, HTTPException):
-            return error(exc.status_code, exc.detail)
-        if isinstance(exc, ModelUnavailable):
-            return error(503, str(exc))
-        if isinstance(exc, PipelineError):
-            return error(422, str(exc))
-        log.error("request failed: %s: %s", type(exc).__name__, " ".join(str(exc).split()))
-        return error(500, "the server could not answer this request")
-
-    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=hosts or ["*"])]
+    middleware = [Middleware(KnownHosts, hosts=hosts or ["*"])]
     if cors:
         allow = {"allow_methods": ["GET", "POST"], "allow_headers": ["content-type"]}
         middleware.append(Middleware(CORSMiddleware, allow_origins=[cors], **allow))
     routes = [
         Route("/api/search", api_search, methods=ANY_METHOD),
         Route("/api/place", api_place, methods=ANY_METHOD),
-        Route("/api/status", api_status, methods=["GET"]),
         Route("/api/{rest:path}", no_such_api, methods=ANY_METHOD),
         Mount("/", StaticFiles(directory=build.folder, html=True, follow_symlink=False)),
     ]

@@ -249,7 +249,12 @@ def test_only_loopback_names_reach_a_server_bound_to_loopback(tmp_path, monkeypa
     loaded = build.load_build(folder, served_config(folder))
     assert allowed_hosts("0.0.0.0") == ["*"]
     with running(app.make_app(loaded, hosts=allowed_hosts("127.0.0.1"))) as base:
-        assert request(base, "GET", "/map.html", headers={"Host": "evil.example"})[0] == 400
+        status, answer = request(base, "GET", "/map.html", headers={"Host": "evil.example"})
+        assert status == 400 and answer == {
+            "error": "this server answers requests to this machine only"
+        }
+        assert request(base, "GET", "/map.html", headers={"Host": "127.0.0.1.evil:80"})[0] == 400
+        assert request(base, "GET", "/map.html", headers={"Host": "[::1]:8000"})[0] == 200
         assert request(base, "GET", "/map.html", headers={"Host": "localhost:1"})[0] == 200
 
 
