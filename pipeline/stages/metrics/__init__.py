@@ -1,6 +1,8 @@
 """Stage metrics: documents + clusters + topics + themes -> metrics.json, the build's quality
 figures: topic and theme counts, outlier shares, the largest topic's share, NPMI coherence and
-diversity of each topic's and each theme's top terms, and label checks.
+diversity of each topic's and each theme's top terms, and label checks: no stop or filler
+word, unique, and `label_check` (label_check.py: could a reader match each paper to its own
+topic's and theme's label, and to BERTopic's default name of its topic, by the words they share).
 
 The scores come from `pipeline.scores`, which also scores the BERTopic-defaults baseline
 (`make baseline`), so the two sets of figures are comparable.
@@ -18,6 +20,7 @@ import pandas as pd
 from pipeline import schemas, tables
 from pipeline.errors import PipelineError
 from pipeline.scores import doc_term_sets, npmi_coherence, quality_figures, topic_diversity
+from pipeline.stages.metrics.label_check import make_label_check
 from pipeline.text import banned_words, term_analyzer, term_texts
 
 log = logging.getLogger("pipeline.metrics")
@@ -33,6 +36,7 @@ TERM_FIGURES = (  # what depends only on the terms and the fitted papers
     "theme_diversity",
     "theme_labels_unique",
     "npmi_by_theme",
+    "label_check",  # the fitted papers' topics are part of the basis too
 )
 
 
@@ -77,7 +81,8 @@ def make_metrics(
     named = topics[topics["topic"] >= 0]
     fit = clusters[fitted]
     fit_papers = documents[documents["doc_id"].isin(fit["doc_id"])]
-    texts = [] if known else term_texts(tables.join_papers(fit_papers, fit))
+    joined = None if known else tables.join_papers(fit_papers, fit)
+    texts = [] if joined is None else term_texts(joined)
     doc_terms = doc_term_sets(texts, term_analyzer())
     figures = quality_figures(
         clusters["topic"].to_numpy(),
@@ -88,6 +93,8 @@ def make_metrics(
         banned_words(),
     )
     figures.update(theme_figures(themes, doc_terms))
+    if joined is not None:
+        figures["label_check"] = make_label_check(joined, topics, themes)
     figures.update({k: known[k] for k in TERM_FIGURES} if known else {})
     if fitted.any():
         figures["outlier_share"] = float(clusters["raw_outlier"].to_numpy()[fitted].mean())
@@ -134,7 +141,8 @@ def run(documents: Path, clusters: Path, topics: Path, themes: Path, metrics: Pa
     tables.write_json({**figures, BASIS_KEY: basis}, metrics)
     log.info(
         "%d topics, %d themes; HDBSCAN left out %.1f%%, unassigned %.1f%%; largest topic %.1f%%; "
-        "NPMI %.3f; diversity %.2f; themes: NPMI %.3f, diversity %.2f",
+        "NPMI %.3f; diversity %.2f; themes: NPMI %.3f, diversity %.2f; labels matched to their "
+        "papers (top-1): topics %.2f, BERTopic's names %.2f, themes %.2f",
         figures["topics"],
         figures["themes"],
         100 * figures["outlier_share"],
@@ -144,4 +152,12 @@ def run(documents: Path, clusters: Path, topics: Path, themes: Path, metrics: Pa
         figures["topic_diversity"] or math.nan,
         figures["theme_npmi_mean"] or math.nan,
         figures["theme_diversity"] or math.nan,
+        *(_number(figures["label_check"][k]["top1"]) for k in LABEL_SETS),
     )
+
+
+LABEL_SETS = ("topics", "bertopic_names", "themes")
+
+
+def _number(value: float | None) -> float:
+    return math.nan if value is None else value
