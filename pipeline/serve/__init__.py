@@ -40,9 +40,10 @@ def bind(host: str, port: int) -> socket.socket:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
-    except OSError as exc:
+    except (OSError, OverflowError) as exc:  # taken, not ours, or not a port (OverflowError)
         sock.close()
-        raise PipelineError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        reason = getattr(exc, "strerror", None) or exc
+        raise PipelineError(f"cannot listen on {host}:{port}: {reason}") from None
     sock.listen(128)
     sock.set_inheritable(True)
     return sock

@@ -334,3 +334,10 @@ def test_query_text_refuses_what_the_limits_refuse(query, message):
 def test_query_text_is_the_text_with_its_spaces_normalised():
     assert search.query_text("  graph\n\tneural  nets ") == "graph neural nets"
     assert search.result_count(None) == search.DEFAULT_K and search.result_count("7") == 7
+
+
+@pytest.mark.parametrize("port", ["70000", "-1"])
+def test_a_port_that_cannot_be_listened_on_is_one_line(tmp_path, port):
+    result = run_main("serve", "--dir", str(tmp_path), "--port", port)
+    assert result.returncode == 1 and result.stderr.count("\n") == 1
+    assert result.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}: ")
