@@ -193,7 +193,7 @@ def figure_text(value: object, share: bool = False) -> str:
 def quality_rows(metrics: dict, stability: dict | None, baseline: dict | None) -> list[dict]:
     """The quality table: this build's figures (metrics.json, stability.json) beside BERTopic's
     defaults on the same embeddings (baseline.json, "base" None without it)."""
-    ours = _flatten(metrics)
+    ours = _flatten({k: v for k, v in metrics.items() if k != "label_check"})  # its own table
     ours.update({f"stability · {k}": v for k, v in _flatten(stability or {}).items()})
     base = _flatten(baseline or {})
     names = list(ours) + [n for n in base if n not in ours]
@@ -205,6 +205,36 @@ def quality_rows(metrics: dict, stability: dict | None, baseline: dict | None) -
         }
         for name in names
     ]
+
+
+LABEL_SETS = (  # metrics.json's label_check: what each row names
+    ("topics", "Topic labels"),
+    ("bertopic_names", "BERTopic's default names of the same topics"),
+    ("themes", "Theme labels"),
+)
+
+
+def label_check_rows(metrics: dict, with_themes: bool) -> dict | None:
+    """The label check's table (metrics.json's label_check): per set of labels, how many, and
+    top-1, MRR and chance of matching a paper to its own label (the themes' only where the page
+    shows a theme level); None without the check."""
+    check = metrics.get("label_check")
+    if not check:
+        return None
+    rows = [
+        {
+            "name": name,
+            "labels": check[key]["labels"],
+            **{k: _check_figure(check[key][k], k != "mrr") for k in ("top1", "mrr", "chance")},
+        }
+        for key, name in LABEL_SETS
+        if with_themes or key != "themes"
+    ]
+    return {"papers": check["papers"], "rows": rows}
+
+
+def _check_figure(value: float | None, share: bool) -> str:
+    return figure_text(math.nan if value is None else value, share)  # None: no paper to score
 
 
 def comparison_charts(venue_topics: pd.DataFrame, themes: pd.DataFrame | None) -> list[dict]:
@@ -271,6 +301,7 @@ def report_context(
             frame, topics, themes, _cells(topic_level, venues), len(venues), colours
         ),
         "quality": quality_rows(metrics, stability, baseline),
+        "label_check": label_check_rows(metrics, themes is not None),
         "has_stability": stability is not None,
         "has_baseline": baseline is not None,
     }

@@ -125,6 +125,21 @@ def test_one_topic_per_theme_shows_no_theme_level_and_says_what_is_missing():
     assert "<td>npmi mean</td>" in index and "<td>labels unique</td>" in index
 
 
+def test_the_label_check_is_a_table_of_its_own_from_metrics_json():
+    frames = tiny_tables(grouped=True)
+    check = frames["metrics"]["label_check"]
+    check["topics"].update(top1=0.4567, mrr=0.61234)  # figures the page cannot compute itself
+    index = rendered(frames)["index.html"]
+    assert '<table id="label-check"' in index and f"Each of the {check['papers']} papers" in index
+    cells = '<td class="num">2</td><td class="num">45.7%</td><td class="num">0.612</td>'
+    assert f'<tr><td>Topic labels</td>{cells}<td class="num">50.0%</td></tr>' in index
+    assert "<td>BERTopic&#39;s default names of the same topics</td>" in index
+    assert '<tr><td>Theme labels</td><td class="num">1</td>' in index  # one theme: chance 100%
+    assert "<td>label check" not in index  # not flattened into the quality table as well
+    one_level = rendered(tiny_tables())["index.html"]  # no theme level shown: no theme row
+    assert "<td>Topic labels</td>" in one_level and "<td>Theme labels</td>" not in one_level
+
+
 def test_representative_papers_come_from_the_topics_table():
     frames = tiny_tables()
     index = rendered(frames)["index.html"]
