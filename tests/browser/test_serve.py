@@ -1,7 +1,8 @@
 """The map page served by `topicmap serve` in Chromium: the search box's "by meaning" mode lists
 the papers nearest in meaning, best first, and the "Place an abstract" box places one (its topic
-named, the point marked, its nearest papers ringed and listed), as the API answers. Opened from
-disk the same controls say in one line how to start the server, and ask nothing of any."""
+named, the point marked, its nearest papers ringed and listed), as the API answers, with no
+serious axe violation. Opened from disk the same controls say in one line how to start the
+server, and ask nothing of any."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.support.browser_site import MAP_READY, outside
+from tests.support.browser_site import MAP_READY, axe_violations, outside, serious
 from tests.support.serving import request, serve_process
 
 pytestmark = pytest.mark.browser
@@ -58,6 +59,7 @@ def test_served_map_searches_by_meaning_and_places_an_abstract(bundled_build: Pa
         assert listed == [n["doc_id"] for n in answer["neighbours"]]
         assert page.locator("#focus-rings .placed-mark").count() >= 1
         assert page.locator("#focus-rings .placed-ring").count() >= 1
+        assert serious(axe_violations(page)) == []  # the two controls and their answers too
         page.screenshot(path=str(bundled_build.parent / "served_map.png"))
         shutil.copyfile(bundled_build.parent / "served_map.png", "/tmp/issue34_served_map.png")
     context.close()
