@@ -128,7 +128,10 @@ def bertopic_names(texts: Sequence[str], topics: Sequence[int]) -> dict[int, str
     frame = pd.DataFrame({"topic": np.asarray(topics), "text": [bertopic_clean(t) for t in texts]})
     joined = frame.groupby("topic", sort=True)["text"].agg(" ".join)
     vectorizer = CountVectorizer()
-    counts = vectorizer.fit_transform(joined.tolist())
+    try:
+        counts = vectorizer.fit_transform(joined.tolist())
+    except ValueError:  # no word left (papers in Chinese, say): BERTopic's names would be empty
+        return {int(topic): "" for topic in joined.index}
     weights = ClassTfidfTransformer().fit(counts).transform(counts).toarray()
     vocabulary = vectorizer.get_feature_names_out()
     names = {}

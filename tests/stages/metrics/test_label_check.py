@@ -140,6 +140,14 @@ def test_bertopic_names_are_the_top_words_of_its_c_tf_idf():
     }
 
 
+def test_bertopic_names_of_papers_without_an_ascii_word_are_empty():
+    # BERTopic's preprocessing keeps ASCII letters and digits only: nothing is left to count
+    assert label_check.bertopic_names(["强化学习的策略。", "图神经网络。"], [0, 1]) == {
+        0: "",
+        1: "",
+    }
+
+
 def test_bertopic_names_weigh_words_as_bertopic_itself_does():
     """On the same topics BERTopic (its clustering bypassed) gives each topic's top four words
     the same weights (the order of equal weights is BERTopic's argpartition's, not fixed)."""
