@@ -10,6 +10,7 @@ The scores come from `pipeline.scores`, which also scores the BERTopic-defaults 
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 from pathlib import Path
@@ -17,9 +18,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pipeline import schemas, tables
+from pipeline import schemas, scores, tables
 from pipeline.errors import PipelineError
 from pipeline.scores import doc_term_sets, npmi_coherence, quality_figures, topic_diversity
+from pipeline.stages.metrics import label_check
 from pipeline.stages.metrics.label_check import make_label_check
 from pipeline.text import banned_words, term_analyzer, term_texts
 
@@ -108,18 +110,26 @@ def make_metrics(
 
 
 BASIS_KEY = "terms_basis"  # the label stage's basis the term figures were counted from
+SCORING_KEY = "scoring_basis"  # the code that counted them
+SCORING_CODE = (scores.__file__, label_check.__file__, __file__)
+
+
+def scoring_basis() -> str:
+    """A fingerprint of the code that scores terms and labels: a change to it counts again."""
+    return hashlib.sha256(b"".join(Path(f).read_bytes() for f in SCORING_CODE)).hexdigest()[:16]
 
 
 def previous_term_figures(metrics: Path, basis: str | None) -> dict | None:
     """The term figures of the previous metrics.json, when counted from the same basis (papers
-    only added to the saved model since): NPMI would come out the same."""
+    only added to the saved model since) by the same code: NPMI would come out the same."""
     if not basis or not metrics.exists():
         return None
     try:
         previous = tables.read_json(metrics, "metrics")
     except PipelineError:
         return None
-    if previous.get(BASIS_KEY) != basis or not all(k in previous for k in TERM_FIGURES):
+    same = previous.get(BASIS_KEY) == basis and previous.get(SCORING_KEY) == scoring_basis()
+    if not same or not all(k in previous for k in TERM_FIGURES):
         return None
     return {k: previous[k] for k in TERM_FIGURES}
 
@@ -138,7 +148,7 @@ def run(documents: Path, clusters: Path, topics: Path, themes: Path, metrics: Pa
         tables.read_table(themes, schemas.THEMES),
         known=previous_term_figures(metrics, basis),
     )
-    tables.write_json({**figures, BASIS_KEY: basis}, metrics)
+    tables.write_json({**figures, BASIS_KEY: basis, SCORING_KEY: scoring_basis()}, metrics)
     log.info(
         "%d topics, %d themes; HDBSCAN left out %.1f%%, unassigned %.1f%%; largest topic %.1f%%; "
         "NPMI %.3f; diversity %.2f; themes: NPMI %.3f, diversity %.2f; labels matched to their "

@@ -73,7 +73,7 @@ def test_term_figures_are_kept_when_the_terms_basis_is_unchanged(tmp_path, monke
     out = tmp_path / "metrics.json"
     metrics.run(paths["documents"], paths["clusters"], paths["topics"], paths["themes"], out)
     first = tables.read_json(out, "metrics")
-    assert first["terms_basis"] == "b1"
+    assert first["terms_basis"] == "b1" and first["scoring_basis"] == metrics.scoring_basis()
 
     def never(*args, **kwargs):
         raise AssertionError("counted again")
@@ -85,6 +85,11 @@ def test_term_figures_are_kept_when_the_terms_basis_is_unchanged(tmp_path, monke
     second = tables.read_json(out, "metrics")
     assert second["npmi_by_topic"] == first["npmi_by_topic"]
     assert second["largest_topic_share"] == 0.75 != first["largest_topic_share"]
+    monkeypatch.setattr(metrics, "scoring_basis", lambda: "changed")  # the scoring code changed
+    with pytest.raises(AssertionError, match="counted again"):
+        metrics.run(paths["documents"], paths["clusters"], paths["topics"], paths["themes"], out)
+    monkeypatch.undo()
+    monkeypatch.setattr(metrics, "term_texts", never)
     write_build(tmp_path, {"topics": {"basis": "b2"}}, topics=frames["topics"])
     with pytest.raises(AssertionError, match="counted again"):
         metrics.run(paths["documents"], paths["clusters"], paths["topics"], paths["themes"], out)
