@@ -263,9 +263,12 @@ def bench_scaling(config_path: Path, work: Path, sizes: list[int]) -> list[dict]
         how = f"the cold build's papers repeated to {size}, embeddings perturbed (seed 0)"
         bench_stage.write_tables(folder, grown, cold / "documents.parquet", how, noisy)
         config = _write_config(
-            folder / "config.yaml", yaml.safe_load(config_path.read_text(encoding="utf-8")),
-            [str(folder / "documents.parquet")], folder, work / "cache",
-        )  # fmt: skip
+            folder / "config.yaml",
+            yaml.safe_load(config_path.read_text(encoding="utf-8")),
+            [str(folder / "documents.parquet")],
+            folder,
+            work / "cache",
+        )
         row = {"papers": size}
         for stage in SCALING_STAGES:
             figures = bench_stage.run_stage(stage, config)
