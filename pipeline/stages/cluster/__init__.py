@@ -62,6 +62,15 @@ def _frame(doc_ids, topics, coords, raw_outlier, placed: str, similarity) -> pd.
     )
 
 
+def _placed_frame(model, documents, vectors, rows, how: str, engine) -> pd.DataFrame:
+    """The papers at `rows` placed into the model (on `engine`, default: here), as clusters
+    rows marked `how` ("assigned": the rest of a sample fit; "added": new since the fit)."""
+    placed = place_in_chunks(model, vectors[rows], engine or EngineConfig())
+    ids = documents["doc_id"].iloc[rows]
+    zeros = np.zeros(len(rows))
+    return _frame(ids, placed.topics, placed.coords, zeros, how, placed.similarity)
+
+
 def sample_settings(config: ClusterConfig, n_sample: int, n_corpus: int) -> ClusterConfig:
     """The settings a sample of `n_sample` of `n_corpus` papers is fitted with: HDBSCAN's sizes
     those of the whole corpus scaled by the square root of the sample's share. Scaled by the
@@ -108,15 +117,7 @@ def fit_model(
     model = models.new_model(config, encoder, len(documents), with_weights, vectors[rows])
     fitted["similarity"] = own_similarity(model, vectors[rows], result.topics)
     rest = np.setdiff1d(np.arange(len(documents)), rows)
-    placed = place_in_chunks(model, vectors[rest], engine or EngineConfig())
-    assigned = _frame(
-        documents["doc_id"].iloc[rest],
-        placed.topics,
-        placed.coords,
-        np.zeros(len(rest)),
-        "assigned",
-        placed.similarity,
-    )
+    assigned = _placed_frame(model, documents, vectors, rest, "assigned", engine)
     return Result(_in_order(documents, [fitted, assigned]), model, refitted=True)
 
 
@@ -158,15 +159,7 @@ def extend(
     """Every paper of `previous` as it was, and the new papers placed into the model (on
     `engine`, default: here)."""
     new = np.flatnonzero(~documents["doc_id"].isin(previous["doc_id"]).to_numpy())
-    placed = place_in_chunks(model, vectors[new], engine or EngineConfig())
-    added = _frame(
-        documents["doc_id"].iloc[new],
-        placed.topics,
-        placed.coords,
-        np.zeros(len(new)),
-        "added",
-        placed.similarity,
-    )
+    added = _placed_frame(model, documents, vectors, new, "added", engine)
     kept = previous[previous["doc_id"].isin(documents["doc_id"])]
     return _in_order(documents, [kept, added])
 
