@@ -187,6 +187,24 @@ def read_table(
     return frame
 
 
+def write_key_vectors(path: Path, keys: list[str], vectors: np.ndarray) -> None:
+    """(key, embedding) rows, float32, atomically: the embedding cache and the embed stage's
+    work folder, whose rows are found by the text's key rather than by a paper."""
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    column = pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)), vectors.shape[1])
+    table = pa.table({"key": pa.array(keys, pa.string()), "embedding": column})
+    atomic_write(Path(path), lambda tmp: pq.write_table(table, tmp))
+
+
+def read_key_vectors(path: Path, width: int) -> tuple[list[str], np.ndarray]:
+    """write_key_vectors' rows back: the keys and a float32 matrix of `width` columns (raises
+    pyarrow's, numpy's or the OS's error on a file that is not such a table)."""
+    table = pq.read_table(path)
+    flat = table.column("embedding").combine_chunks().flatten().to_numpy()
+    vectors = flat.reshape(table.num_rows, width).astype(np.float32, copy=False)
+    return table.column("key").to_pylist(), vectors
+
+
 def write_embeddings(
     doc_ids: list[str],
     vectors: np.ndarray,

@@ -22,7 +22,6 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from pipeline import encoder as encoders
 from pipeline import schemas, tables, timings
@@ -52,19 +51,15 @@ class EmbeddingCache:
         self.vectors: dict[str, np.ndarray] = {}
         if self.path.exists():
             try:
-                table = pq.read_table(self.path)
-                flat = table.column("embedding").combine_chunks().flatten().to_numpy()
-                matrix = flat.reshape(table.num_rows, width)
-                self.vectors = dict(zip(table.column("key").to_pylist(), matrix, strict=True))
+                keys, matrix = tables.read_key_vectors(self.path, width)
+                self.vectors = dict(zip(keys, matrix, strict=True))
             except (pa.ArrowException, OSError, ValueError, KeyError) as exc:
                 log.warning("ignoring unreadable embedding cache %s (%s)", self.path, exc)
 
     def save(self) -> None:
         keys = list(self.vectors)
         matrix = np.stack([self.vectors[k] for k in keys]).astype(np.float32)
-        column = pa.FixedSizeListArray.from_arrays(pa.array(matrix.reshape(-1)), self.width)
-        table = pa.table({"key": pa.array(keys, pa.string()), "embedding": column})
-        tables.atomic_write(self.path, lambda tmp: pq.write_table(table, tmp))
+        tables.write_key_vectors(self.path, keys, matrix)
 
 
 def missing_groups(keys: list[str], known, size: int) -> list[list[int]]:
@@ -247,15 +242,15 @@ def run(
         embeddings.parent,
     )
     seconds = time.perf_counter() - start
+    cached = len(papers) - n_new
     log.info(
         "embedded %d new papers (%d from the cache) in %.1f s, %s (%.1f papers/s)",
         n_new,
-        len(papers) - n_new,
+        cached,
         seconds,
         f"{precision}, {engine.kind} engine",
         n_new / max(seconds, 1e-9),
     )
-    cached = len(papers) - n_new
     timings.record(
         embeddings.parent, "embed", new_papers=n_new, cached_papers=cached, embed_s=seconds
     )

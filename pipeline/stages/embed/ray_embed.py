@@ -28,7 +28,7 @@ from pipeline.engines import Actor, WorkerError, map_chunks
 from pipeline.engines.session import ray_session
 from pipeline.errors import PipelineError
 from pipeline.stages.embed import embedding_span
-from pipeline.stages.embed.work import ShardChunk, plan, read_vectors, work_folder, write_vectors
+from pipeline.stages.embed.work import ShardChunk, plan, read_vectors, work_folder
 from pipeline.text import embedding_texts, text_key
 
 log = logging.getLogger("pipeline.embed")
@@ -84,7 +84,7 @@ class ShardEncoder:
         texts = embedding_texts(papers.iloc[list(chunk.rows)])
         with encoders.precision_context(self.precision):
             vectors = encoders.embed_texts(texts, self.encoder, self.config)
-        write_vectors(chunk.result, [text_key(t) for t in texts], vectors)
+        tables.write_key_vectors(chunk.result, [text_key(t) for t in texts], vectors)
 
 
 def failed_chunk(chunks: list[ShardChunk]) -> ShardChunk | None:

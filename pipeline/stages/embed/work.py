@@ -14,7 +14,6 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from pipeline import tables
 from pipeline.document_shards import cut_name, shard_bounds
@@ -76,25 +75,15 @@ def plan(
     ]
 
 
-def write_vectors(path: Path, keys: list[str], vectors: np.ndarray) -> None:
-    """A chunk's result: (key, embedding) rows, float32, atomically."""
-    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-    column = pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)), vectors.shape[1])
-    table = pa.table({"key": pa.array(keys, pa.string()), "embedding": column})
-    tables.atomic_write(Path(path), lambda tmp: pq.write_table(table, tmp))
-
-
 def read_vectors(chunk: ShardChunk, width: int) -> np.ndarray:
     """A done chunk's vectors, checked against its papers (same keys, same order, same width)."""
     try:
-        table = pq.read_table(chunk.result)
-        flat = table.column("embedding").combine_chunks().flatten().to_numpy()
-        vectors = flat.reshape(table.num_rows, width)
+        keys, vectors = tables.read_key_vectors(chunk.result, width)
     except (pa.ArrowException, OSError, ValueError, KeyError) as exc:
         raise PipelineError(f"{chunk.result}: unreadable embed result ({exc})") from None
-    if table.column("key").to_pylist() != list(chunk.keys):
+    if keys != list(chunk.keys):
         raise PipelineError(f"{chunk.result}: embed result does not match {chunk.source.name}")
-    return vectors.astype(np.float32, copy=False)
+    return vectors
 
 
 def remove(folder: Path) -> None:

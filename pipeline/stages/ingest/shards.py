@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 import pandas as pd
+import pyarrow.parquet as pq
 
 from pipeline import schemas, tables
 from pipeline.config import EngineConfig
@@ -69,12 +70,13 @@ def run(engine: EngineConfig, documents: Path, document_shards: Path) -> None:
     unless current ones are there; the manifest is written either way (Make's target)."""
     if Path(document_shards).name != MANIFEST:
         raise PipelineError(f"{document_shards}: the shards' manifest must be named {MANIFEST}")
-    papers = tables.read_table(documents, schemas.DOCUMENTS)
     fingerprint = tables.read_lineage(documents, "documents").fingerprint
     size, folder = engine.shard_papers, Path(document_shards).parent
-    if current(document_shards, len(papers), size, fingerprint) is not None:
-        tables.write_text(document_shards, _manifest_text(fingerprint, len(papers), size))
+    n_papers = pq.read_metadata(documents).num_rows  # the table itself only when cutting it
+    if current(document_shards, n_papers, size, fingerprint) is not None:
+        tables.write_text(document_shards, _manifest_text(fingerprint, n_papers, size))
         log.info("the documents shards in %s are current", folder)
         return
+    papers = tables.read_table(documents, schemas.DOCUMENTS)
     written = write(papers, folder, size, fingerprint)
     log.info("the documents as %d shards of at most %d papers in %s", len(written), size, folder)

@@ -21,7 +21,7 @@ from pipeline.engines.ray_data import failure_line
 from pipeline.errors import PipelineError
 from pipeline.stages import embed
 from pipeline.stages.embed.ray_embed import FAULT_ENV, ShardEncoder, failed_chunk, failed_what
-from pipeline.stages.embed.work import WORK_DIR, plan, read_vectors, work_folder, write_vectors
+from pipeline.stages.embed.work import WORK_DIR, plan, read_vectors, work_folder
 from pipeline.stages.ingest import shards
 from tests.support.paths import ROOT
 from tests.support.runs import run_main, write_config
@@ -65,9 +65,9 @@ def test_work_is_the_missing_papers_of_each_fixed_shard_named_by_the_work(tmp_pa
     assert [(c.index, c.rows, c.keys) for c in chunks] == [(0, (0,), ("k0",)), (1, (0,), ("k2",))]
     assert chunks[1].source == sources[1] and not any(c.done for c in chunks)
     assert chunks[1].attempts == folder / "part-00001.attempts"
-    write_vectors(chunks[0].result, ["k0"], np.eye(1, 3, dtype=np.float32))
+    tables.write_key_vectors(chunks[0].result, ["k0"], np.eye(1, 3, dtype=np.float32))
     assert chunks[0].done and read_vectors(chunks[0], 3).tolist() == [[1, 0, 0]]
-    write_vectors(chunks[1].result, ["x"], np.eye(1, 3, dtype=np.float32))
+    tables.write_key_vectors(chunks[1].result, ["x"], np.eye(1, 3, dtype=np.float32))
     with pytest.raises(PipelineError, match="does not match part-00001.parquet"):
         read_vectors(chunks[1], 3)
 
@@ -101,7 +101,7 @@ def test_a_worker_that_cannot_read_its_shard_says_which_host_and_path(tmp_path):
 def test_a_failure_names_the_shard_tried_most(tmp_path):
     sources = [tmp_path / f"part-{i:05d}.parquet" for i in range(3)]
     chunks = plan(sources, [[0], [1], [2]], ["a", "b", "c"], 1, tmp_path)
-    write_vectors(chunks[0].result, ["a"], np.ones((1, 2), np.float32))
+    tables.write_key_vectors(chunks[0].result, ["a"], np.ones((1, 2), np.float32))
     chunks[2].attempts.write_text("host 1\nhost 2\n", encoding="utf-8")
     chunks[1].attempts.write_text("host 3\n", encoding="utf-8")
     assert failed_chunk(chunks) == chunks[2]
