@@ -282,6 +282,18 @@ def join_papers(documents: pd.DataFrame, clusters: pd.DataFrame) -> pd.DataFrame
     return merged
 
 
+def paper_frame(
+    documents: pd.DataFrame, clusters: pd.DataFrame, topics: pd.DataFrame
+) -> pd.DataFrame:
+    """One row per paper, ordered by doc_id: its documents columns, topic and x, y (the map's
+    and the figures' papers); refuses a topics table that lacks a paper's topic."""
+    frame = join_papers(documents, clusters)
+    missing = set(frame["topic"]) - set(topics["topic"])
+    if missing:
+        raise PipelineError(f"topics table lacks topic(s) {sorted(missing)}: rerun label")
+    return frame.sort_values("doc_id", ignore_index=True)
+
+
 def join_fitted(
     documents: pd.DataFrame, clusters: pd.DataFrame, vectors: np.ndarray
 ) -> tuple[pd.DataFrame, np.ndarray]:

@@ -16,6 +16,7 @@ from pipeline.config import CompareConfig, RenderConfig
 from pipeline.stages import compare, metrics, render
 from tests.support import tables as make
 from tests.support.paths import ROOT
+from tests.support.render_frames import rendered
 
 # the venue comparison drawn: its dots (up to three venues) or its heatmap (more)
 REPORT_READY = (
@@ -149,16 +150,7 @@ def write_site(folder: Path, files: dict[str, str]) -> None:
 
 def render_site(folder: Path, synthetic) -> None:
     """Render a synthetic_corpus.Corpus into `folder`."""
-    pages = render.make_pages(
-        synthetic.documents,
-        synthetic.embeddings,
-        synthetic.clusters,
-        synthetic.topics,
-        synthetic.themes,
-        synthetic.venue_topics,
-        synthetic.metrics,
-        RenderConfig(),
-    )
+    pages = rendered(vars(synthetic))
     write_site(folder, pages)
 
 

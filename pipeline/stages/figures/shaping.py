@@ -39,11 +39,7 @@ def paper_points(
 ) -> pd.DataFrame:
     """One row per paper, ordered by doc_id: x, y, topic, venue, year and its topic's colour (the
     map's: pipeline.colours.topic_colours over the theme level)."""
-    frame = tables.join_papers(documents, clusters)
-    missing = set(frame["topic"]) - set(topics["topic"])
-    if missing:
-        raise PipelineError(f"topics table lacks topic(s) {sorted(missing)}: rerun label")
-    frame = frame.sort_values("doc_id", ignore_index=True)
+    frame = tables.paper_frame(documents, clusters, topics)
     colours = topic_colours(topics, theme_level(themes))
     frame["colour"] = [
         UNASSIGNED_COLOUR if t < 0 else colours[t] for t in frame["topic"].astype(int)

@@ -30,7 +30,6 @@ from pipeline.stages.render.mapview import Similar, map_context, similar_of
 from pipeline.stages.render.report import report_context
 from pipeline.stages.render.shaping import (
     Summary,
-    paper_frame,
     paper_vectors,
     summarise,
 )
@@ -99,7 +98,7 @@ def make_pages(
     themselves."""
     if report_name == MAP_PAGE:
         raise PipelineError(f"the report cannot be called {MAP_PAGE}: that is the map's name")
-    frame = paper_frame(documents, clusters, topics)
+    frame = tables.paper_frame(documents, clusters, topics)
     level = theme_level(themes)
     summary = summarise(frame, topics, level, venue_topics, fitted_at)
     common = {"title": page_title(config.title, frame), "report_name": report_name}
@@ -122,7 +121,7 @@ def map_page(
     report_name: str,
 ) -> dict[str, str]:
     """{"map.html": the map's HTML, and its text shards}: make_pages' map, from the papers'
-    frame (shaping.paper_frame: ordered by doc_id, with topic, x and y), the theme level (or
+    frame (tables.paper_frame: ordered by doc_id, with topic, x and y), the theme level (or
     None), `embeddings` as make_pages takes them and the summary figures."""
     similar = embeddings
     if not isinstance(similar, Similar):

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from pipeline import tables
 from pipeline.colours import MAP_COLOURS, PALETTE, topic_colours, venue_colour
 from pipeline.config import RenderConfig
 from pipeline.errors import PipelineError
@@ -41,17 +40,6 @@ def web_url(url: object) -> str | None:
 
 def _r3(value: float) -> float:
     return round(float(value), 3)
-
-
-def paper_frame(
-    documents: pd.DataFrame, clusters: pd.DataFrame, topics: pd.DataFrame
-) -> pd.DataFrame:
-    """One row per paper, ordered by doc_id: its documents columns, topic and x, y."""
-    frame = tables.join_papers(documents, clusters)
-    missing = set(frame["topic"]) - set(topics["topic"])
-    if missing:
-        raise PipelineError(f"topics table lacks topic(s) {sorted(missing)}: rerun label")
-    return frame.sort_values("doc_id", ignore_index=True)
 
 
 def paper_vectors(frame: pd.DataFrame, doc_ids: list[str], vectors: np.ndarray) -> np.ndarray:

@@ -10,7 +10,7 @@ from pipeline.labels import theme_level
 from pipeline.stages.render import make_pages
 from pipeline.stages.render.mapfiles import decode_typed_array
 from pipeline.stages.render.pictures import map_preview
-from pipeline.stages.render.shaping import paper_frame
+from pipeline.tables import paper_frame
 from tests.support.many_venues import eight_venues, years_corpus
 from tests.support.render_frames import island, rendered, tiny_tables
 from tests.support.synthetic_corpus import corpus

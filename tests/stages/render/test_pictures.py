@@ -12,8 +12,8 @@ import pytest
 
 from pipeline.colours import UNASSIGNED_COLOUR, topic_colour
 from pipeline.stages.render.pictures import map_preview, preview_sample, term_bars
-from pipeline.stages.render.shaping import paper_frame
 from pipeline.stages.render.treemap import treemap_chart
+from pipeline.tables import paper_frame
 from tests.support.render_frames import island, rendered, tiny_tables
 
 

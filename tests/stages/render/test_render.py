@@ -270,16 +270,7 @@ def test_3401_papers_fit_in_12_mb():
     from plotly.offline import get_plotlyjs
 
     synthetic = corpus(3401)
-    found = make_pages(
-        synthetic.documents,
-        synthetic.embeddings,
-        synthetic.clusters,
-        synthetic.topics,
-        synthetic.themes,
-        synthetic.venue_topics,
-        synthetic.metrics,
-        RenderConfig(),
-    )
+    found = rendered(vars(synthetic))
     total = sum(len(p.encode()) for p in found.values())
     total += len(get_plotlyjs().encode())
     total += sum((render.ASSETS_DIR / name).stat().st_size for name in render.ASSETS)
@@ -373,16 +364,7 @@ def test_a_topic_is_cut_into_shards_of_at_most_shard_papers(monkeypatch):
 
 def test_a_rerun_removes_the_shards_an_earlier_bigger_build_left(tmp_path: Path):
     synthetic = corpus(60, n_topics=6, n_themes=2)
-    bigger = make_pages(
-        synthetic.documents,
-        synthetic.embeddings,
-        synthetic.clusters,
-        synthetic.topics,
-        synthetic.themes,
-        synthetic.venue_topics,
-        synthetic.metrics,
-        RenderConfig(),
-    )
+    bigger = rendered(vars(synthetic))
     render.write_files(tmp_path, bigger, "/* plotly */")
     smaller = rendered(tiny_tables())
     render.write_files(tmp_path, smaller, "/* plotly */")
