@@ -19,7 +19,7 @@ from pipeline import progress, timings
 from pipeline.commands import COMMANDS, FILES, Command, run_command, write_stamps
 from pipeline.config import Config, load_config
 from pipeline.encoder import modes_path
-from pipeline.errors import PipelineError
+from pipeline.errors import ConfigError, PipelineError
 
 DEFAULT_CONFIG = Path("configs/default.yaml")
 log = logging.getLogger("pipeline")
@@ -132,6 +132,8 @@ def dispatch(args: argparse.Namespace) -> None:
     if args.command == "serve":
         from pipeline import serve
 
+        if args.dir and args.set:  # the build's own settings are served: say so, not ignore
+            raise ConfigError("serve --dir serves the build's own settings: --set needs --config")
         config = None if args.dir else load_config(args.config, args.set)
         folder = args.dir or Path(config.output_dir)
         serve.serve(folder, config, args.host, args.port, args.cors)

@@ -17,7 +17,7 @@ EXACT_MAX = 50_000  # rows up to which similar_papers searches exactly
 UNIT_TOLERANCE = 1e-5  # a row this close to unit length is used as it is (float32 rounding)
 
 
-def _unit(vectors: np.ndarray) -> np.ndarray:
+def unit_rows(vectors: np.ndarray) -> np.ndarray:
     """The rows scaled to unit length; `vectors` itself when they are (embeddings are), not a
     copy: a million papers' vectors are 1.5 GB."""
     vectors = np.asarray(vectors, dtype=np.float32)
@@ -27,7 +27,7 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
     return vectors / np.where(norms > 0, norms, 1)
 
 
-def _top_k(block: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+def top_k(block: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Each row's k largest values (indices, values), best first, ties to the lower index."""
     top = np.argpartition(-block, k - 1, axis=1)[:, :k]
     values = np.take_along_axis(block, top, axis=1)
@@ -55,7 +55,7 @@ def _search(
         if self_search:
             rows = np.arange(len(block))
             block[rows, rows + start] = -np.inf  # never your own neighbour
-        top, values = _top_k(block, k)
+        top, values = top_k(block, k)
         indices[start : start + len(block)] = top
         similarities[start : start + len(block)] = values
     return indices, similarities
@@ -71,7 +71,7 @@ def nearest_neighbours(
     Similarities are computed a block of rows at a time (about 16M values per block), so 100k
     papers never need an n x n matrix.
     """
-    unit = _unit(vectors)
+    unit = unit_rows(vectors)
     return _search(unit, unit, min(k, max(len(unit) - 1, 0)), block_rows, self_search=True)
 
 
@@ -80,8 +80,8 @@ def neighbours_among(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each query row's k most cosine-similar rows of `base` (a new paper's nearest fitted
     papers): (indices into base, similarities), shape (n, min(k, len(base))), best first."""
-    base = _unit(base)
-    return _search(_unit(queries), base, min(k, len(base)), block_rows, self_search=False)
+    base = unit_rows(base)
+    return _search(unit_rows(queries), base, min(k, len(base)), block_rows, self_search=False)
 
 
 def similar_papers(
@@ -94,7 +94,7 @@ def similar_papers(
         return nearest_neighbours(vectors, k)
     from pynndescent import NNDescent
 
-    unit = _unit(vectors)
+    unit = unit_rows(vectors)
     k = min(k, len(unit) - 1)
     graph = NNDescent(unit, metric="cosine", n_neighbors=k + 1, random_state=random_state)
     found = np.asarray(graph.neighbor_graph[0], dtype=np.int64)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.errors import PipelineError
+from pipeline.neighbours import top_k
 
 MAX_QUERY_CHARS = 1_000  # a search query longer than this is refused
 MAX_ABSTRACT_CHARS = 20_000  # an abstract (or title) to place longer than this is refused
@@ -53,22 +54,10 @@ def result_count(k: object, default: int = DEFAULT_K) -> int:
 
 def best_matches(vectors: np.ndarray, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """The `k` rows of `vectors` (unit rows) most cosine-similar to the unit vector `query`:
-    (indices, similarities), best first, ties to the lower index."""
+    (indices, similarities), best first, ties to the lower index (neighbours.top_k's rule)."""
     k = min(k, len(vectors))
     if k <= 0:
         return np.zeros(0, np.int64), np.zeros(0, np.float32)
     scores = vectors @ np.asarray(query, dtype=np.float32)
-    top = np.argpartition(-scores, k - 1)[:k]
-    kth = scores[top].min()
-    if np.count_nonzero(scores >= kth) > k:  # ties at the k-th value: the lowest indices win
-        top = np.flatnonzero(scores >= kth)
-    order = np.lexsort((top, -scores[top]))[:k]
-    top = top[order]
-    return top.astype(np.int64), scores[top].astype(np.float32)
-
-
-def unit_rows(vectors: np.ndarray) -> np.ndarray:
-    """The rows scaled to unit length (embeddings already are, up to float32 rounding)."""
-    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return vectors / np.where(norms > 0, norms, 1)
+    top, values = top_k(scores[None, :], k)
+    return top[0].astype(np.int64), values[0].astype(np.float32)

@@ -100,9 +100,8 @@ def _timed(port: int, requests: list[tuple[str, str, dict | None]]) -> float:
 def corpora_papers(config) -> tuple[pd.DataFrame, np.ndarray]:
     """The 9,673 papers of ../shared/corpora as ingest keeps them, and their unit embeddings
     (through the project's embeddings cache)."""
-    from pipeline import encoder as encoders
-    from pipeline.search import unit_rows
-    from pipeline.stages.embed import make_embeddings
+    from pipeline.neighbours import unit_rows
+    from pipeline.place import cached_embedder
     from pipeline.stages.ingest import make_documents, read_file
     from pipeline.text import embedding_texts
 
@@ -110,18 +109,16 @@ def corpora_papers(config) -> tuple[pd.DataFrame, np.ndarray]:
     for path in sorted(CORPORA.glob("*.parquet")):
         records += read_file(path, config.ingest)[0]
     documents, _ = make_documents(records, config.ingest)
-    cache = Path(config.embed.cache_dir) if config.embed.cache_dir else None
-    embed = config.embed.model_copy(update={"progress_bar": False})
-    precision = encoders.resolve_precision(embed)
-    vectors, _ = make_embeddings(
-        embedding_texts(documents), lambda: encoders.load_encoder(embed), embed, precision, cache
+    quiet = config.model_copy(
+        update={"embed": config.embed.model_copy(update={"progress_bar": False})}
     )
+    vectors = cached_embedder(quiet)(embedding_texts(documents))
     return documents, unit_rows(vectors)
 
 
 def grown(served, documents: pd.DataFrame, vectors: np.ndarray, size: int):
     """The served build with `size` papers: the corpora's repeated, copies' vectors perturbed."""
-    from pipeline.search import unit_rows
+    from pipeline.neighbours import unit_rows
     from pipeline.serve.app import RESULT_COLUMNS
 
     take = np.arange(size) % len(documents)

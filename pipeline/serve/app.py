@@ -181,6 +181,18 @@ async def refused(_request: Request, exc: Exception) -> JSONResponse:
     return error(500, "the server could not answer this request")
 
 
+async def answered(work, *args) -> JSONResponse:
+    """`work(*args)` run in a worker thread, as JSON; a failure of ours is answered here as a
+    500 in one line (and logged in one), since Starlette's handler of last resort would answer
+    but then raise it again into the server's log as a traceback."""
+    try:
+        return JSONResponse(await run_in_threadpool(work, *args))
+    except (BadRequest, BadQuery, HTTPException, PipelineError):
+        raise
+    except Exception as exc:  # any failure of ours: one line, and the server answers on
+        return await refused(None, exc)
+
+
 def make_app(build: ServedBuild, cors: str | None = None, hosts: list[str] | None = None):
     """The server's ASGI app over a loaded build."""
 
@@ -192,13 +204,13 @@ def make_app(build: ServedBuild, cors: str | None = None, hosts: list[str] | Non
             raise BadRequest(414, f"q is over {MAX_QUERY_CHARS:,} characters")
         if "q" not in params:
             raise BadRequest(400, "missing parameter: q")
-        return JSONResponse(await run_in_threadpool(search, build, params["q"], params.get("k")))
+        return await answered(search, build, params["q"], params.get("k"))
 
     async def api_place(request: Request) -> JSONResponse:
         if request.method != "POST":
             raise BadRequest(405, "POST the title and abstract as JSON")
         body = await read_json_body(request)
-        return JSONResponse(await run_in_threadpool(place, build, body))
+        return await answered(place, build, body)
 
     middleware = [Middleware(KnownHosts, hosts=hosts or ["*"])]
     if cors:

@@ -21,8 +21,8 @@ from pipeline.commands import FILES
 from pipeline.config import Config, parse_config
 from pipeline.errors import PipelineError
 from pipeline.labels import with_labels
+from pipeline.neighbours import unit_rows
 from pipeline.place import SavedModel, load_model
-from pipeline.search import unit_rows
 
 log = logging.getLogger("pipeline.serve")
 
@@ -72,12 +72,14 @@ def config_of_build(folder: Path) -> Config:
     return parse_config(sections, str(folder / ".params"))
 
 
-def read_papers(folder: Path) -> tuple[pd.DataFrame, np.ndarray]:
-    """(one row per paper: PAPER_COLUMNS, its unit embeddings in the same order)."""
+def read_papers(
+    folder: Path, labels: tuple[pd.DataFrame, pd.DataFrame]
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """(one row per paper: PAPER_COLUMNS, its unit embeddings in the same order); `labels`: the
+    build's topics and themes, as the saved model's loading read them."""
     documents = tables.read_table(folder / FILES["documents"], schemas.DOCUMENTS)
     clusters = tables.read_table(folder / FILES["clusters"], schemas.CLUSTERS)
-    topics = tables.read_table(folder / FILES["topics"], schemas.TOPICS)
-    themes = tables.read_table(folder / FILES["themes"], schemas.THEMES)
+    topics, themes = labels
     doc_ids, vectors = tables.read_embeddings(folder / FILES["embeddings"])
     papers = with_labels(tables.join_papers(documents, clusters), topics, themes)
     papers = papers.set_index("doc_id").reindex(doc_ids)
@@ -148,7 +150,7 @@ def load_build(folder: Path, config: Config | None = None, background: bool = Fa
     check_finished(folder)
     config = config or config_of_build(folder)
     saved = load_model(folder / "model", config)
-    papers, vectors = read_papers(folder)
+    papers, vectors = read_papers(folder, saved.labels)
     embed = QueryEncoder(config)
 
     def load() -> None:

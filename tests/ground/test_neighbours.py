@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pipeline.neighbours import _unit, nearest_neighbours, similar_papers
+from pipeline.neighbours import nearest_neighbours, similar_papers, unit_rows
 
 
 def test_nearest_neighbours_are_the_most_cosine_similar_others():
@@ -36,10 +36,10 @@ def test_nearest_neighbours_do_not_depend_on_the_block_size():
 
 def test_unit_rows_are_used_as_they_are_and_others_scaled():
     rows = np.random.default_rng(2).normal(size=(50, 8)).astype(np.float32)
-    scaled = _unit(rows)
+    scaled = unit_rows(rows)
     assert scaled is not rows and np.allclose(np.linalg.norm(scaled, axis=1), 1)
-    assert _unit(scaled) is scaled  # no copy of vectors that are unit already
-    assert _unit(np.zeros((2, 3), np.float32)).tolist() == [[0] * 3] * 2
+    assert unit_rows(scaled) is scaled  # no copy of vectors that are unit already
+    assert unit_rows(np.zeros((2, 3), np.float32)).tolist() == [[0] * 3] * 2
 
 
 @pytest.mark.parametrize(("n", "k"), [(0, 0), (1, 0), (2, 1), (6, 5)])

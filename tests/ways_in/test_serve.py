@@ -15,6 +15,7 @@ import pytest
 from pipeline import place as placing
 from pipeline import search
 from pipeline.errors import PipelineError
+from pipeline.neighbours import unit_rows
 from pipeline.serve import allowed_hosts, app, build
 from tests.support.runs import run_main
 from tests.support.serving import (
@@ -304,7 +305,7 @@ def test_the_builds_stamps_give_its_settings_and_the_precision_it_embedded_with(
 
 
 def test_best_matches_is_exact_best_first_ties_to_the_lower_index():
-    vectors = search.unit_rows(np.array([[1, 0], [0, 1], [1, 1], [0, 1], [-1, 0]], float))
+    vectors = unit_rows(np.array([[1, 0], [0, 1], [1, 1], [0, 1], [-1, 0]], float))
     indices, similarities = search.best_matches(vectors, np.array([0, 1], np.float32), 3)
     assert indices.tolist() == [1, 3, 2]
     assert similarities.tolist() == pytest.approx([1, 1, 2**-0.5])
@@ -316,7 +317,7 @@ def test_best_matches_is_exact_best_first_ties_to_the_lower_index():
         4,
     ]
     rng = np.random.default_rng(0)
-    many = search.unit_rows(rng.normal(size=(5000, 16)))
+    many = unit_rows(rng.normal(size=(5000, 16)))
     query = many[17]
     found, _ = search.best_matches(many, query, 25)
     assert found.tolist() == np.argsort(-(many @ query), kind="stable")[:25].tolist()
@@ -341,3 +342,26 @@ def test_a_port_that_cannot_be_listened_on_is_one_line(tmp_path, port):
     result = run_main("serve", "--dir", str(tmp_path), "--port", port)
     assert result.returncode == 1 and result.stderr.count("\n") == 1
     assert result.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}: ")
+
+
+def test_a_failure_of_ours_is_answered_not_raised_again_into_the_log():
+    """Starlette's handler of last resort answers, then raises the error again (a traceback in
+    the server's log): the API's own wrapper answers the 500 itself."""
+    import asyncio
+
+    def broken():
+        raise RuntimeError("boom")
+
+    response = asyncio.run(app.answered(broken))
+    assert response.status_code == 500
+    assert json.loads(response.body) == {"error": "the server could not answer this request"}
+    with pytest.raises(app.BadQuery):  # the request's own faults go to their 4xx handlers
+        asyncio.run(app.answered(lambda: (_ for _ in ()).throw(app.BadQuery("q is empty"))))
+
+
+def test_settings_given_beside_a_build_folder_are_refused_not_ignored(tmp_path):
+    result = run_main("serve", "--dir", str(tmp_path), "--set", "render.title=Mine")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip() == (
+        "error: serve --dir serves the build's own settings: --set needs --config"
+    )
