@@ -348,15 +348,20 @@ def test_a_failure_of_ours_is_answered_not_raised_again_into_the_log():
     """Starlette's handler of last resort answers, then raises the error again (a traceback in
     the server's log): the API's own wrapper answers the 500 itself."""
     import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    def run(coroutine):  # a loop of its own: another test's may be running in this thread
+        with ThreadPoolExecutor(1) as pool:
+            return pool.submit(asyncio.run, coroutine).result()
 
     def broken():
         raise RuntimeError("boom")
 
-    response = asyncio.run(app.answered(broken))
+    response = run(app.answered(broken))
     assert response.status_code == 500
     assert json.loads(response.body) == {"error": "the server could not answer this request"}
     with pytest.raises(app.BadQuery):  # the request's own faults go to their 4xx handlers
-        asyncio.run(app.answered(lambda: (_ for _ in ()).throw(app.BadQuery("q is empty"))))
+        run(app.answered(lambda: (_ for _ in ()).throw(app.BadQuery("q is empty"))))
 
 
 def test_settings_given_beside_a_build_folder_are_refused_not_ignored(tmp_path):

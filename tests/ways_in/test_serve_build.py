@@ -105,6 +105,7 @@ def _papers(n_others: int) -> pd.DataFrame:
 def test_search_by_meaning_finds_what_words_miss(tmp_path):
     from pipeline import search
     from pipeline.config import parse_config
+    from pipeline.neighbours import unit_rows
     from pipeline.serve.build import QueryEncoder
     from pipeline.stages.ingest import make_documents, read_file
     from pipeline.text import embedding_texts
@@ -117,7 +118,7 @@ def test_search_by_meaning_finds_what_words_miss(tmp_path):
     documents, _ = make_documents(records, config.ingest)
     encoder = QueryEncoder(config)
     encoder.load()
-    vectors = search.unit_rows(encoder(embedding_texts(documents)))
+    vectors = unit_rows(encoder(embedding_texts(documents)))
     found = {}
     for item in REWRITTEN:
         query = encoder([search.query_text(item["rewrite"], search.MAX_ABSTRACT_CHARS)])[0]
