@@ -9,7 +9,7 @@ from __future__ import annotations
 import colorsys
 
 import pandas as pd
-from plotly.colors import qualitative
+from plotly.colors import qualitative, sample_colorscale, sequential
 
 BACKGROUNDS = ("#ffffff", "#fbfbfc")  # the pages; the map's plot area
 MIN_CONTRAST = 3.0
@@ -27,6 +27,7 @@ MAP_COLOURS = {
     "paper": BACKGROUNDS[0],
     "text": "#1f2328",
     "axis": "#e3e6ea",
+    "undated": "#bfc4ca",  # papers without a year, coloured by year: muted, as unassigned ones
 }
 
 
@@ -128,3 +129,25 @@ def topic_colours(topics: pd.DataFrame, themes: pd.DataFrame | None) -> dict[int
 def theme_colour(theme: int) -> str:
     """A theme's colour: that of its topics' shades."""
     return UNASSIGNED_COLOUR if theme < 0 else THEME_PALETTE[theme % len(THEME_PALETTE)]
+
+
+# The year scale: matplotlib's plasma (plotly's sequential.Plasma), made for even steps of
+# lightness that stay readable with the common colour-vision deficiencies, taken from its dark
+# end up to YEAR_SCALE_END: beyond that its yellows fall below 3:1 on the pages' white.
+YEAR_SCALE_END = 0.6
+
+
+def year_colours(years: list[int]) -> list[str]:
+    """Each of the sorted `years`' colour on the year scale, by its place in their span: the
+    first year at the scale's dark end, the last at YEAR_SCALE_END."""
+    if not years:
+        return []
+    first, span = years[0], max(years[-1] - years[0], 1)
+    points = [YEAR_SCALE_END * (y - first) / span for y in years]
+    rgb = sample_colorscale(sequential.Plasma, points, colortype="rgb")
+    return [_hex(tuple(float(c) / 255 for c in v[4:-1].split(","))) for v in rgb]
+
+
+def track_colour(position: int) -> str:
+    """The colour of the track at `position` in the sorted list of tracks (the venues')."""
+    return venue_colour(position)

@@ -9,7 +9,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from pipeline.colours import MAP_COLOURS, PALETTE, topic_colours, venue_colour
+from pipeline.colours import (
+    MAP_COLOURS,
+    PALETTE,
+    topic_colours,
+    track_colour,
+    venue_colour,
+    year_colours,
+)
 from pipeline.config import RenderConfig
 from pipeline.errors import PipelineError
 from pipeline.schemas import UNASSIGNED
@@ -196,6 +203,13 @@ def _theme_entries(frame: pd.DataFrame, themes: pd.DataFrame | None) -> list[dic
     return entries
 
 
+def _categories(values) -> tuple[list, list[int]]:
+    """The distinct values, sorted, and each value's place among them."""
+    names = sorted(set(values))
+    index = {v: i for i, v in enumerate(names)}
+    return names, [index[v] for v in values]
+
+
 def map_data(
     frame: pd.DataFrame,
     topics: pd.DataFrame,
@@ -206,18 +220,17 @@ def map_data(
     config: RenderConfig,
 ) -> dict:
     """What map.js draws, without the papers' text (that lives in the shards, mapfiles.py):
-    the topic, theme, venue and edition tables, and per paper its doc_id (one string,
-    newline-separated) and compact typed arrays: x and y (float32), topic, venue, edition and
-    shard and year (0: none) as the smallest integer type that holds them; the years a year
-    filter offers, how the venue view is laid out (venue_layout) and named (venues_label), and
-    the colours the map draws with beside the topics' and venues' (colours.MAP_COLOURS).
-    About 40 bytes a paper."""
-    venues = sorted(frame["venue"].unique())
-    venue_index = {v: i for i, v in enumerate(venues)}
+    the topic, theme, venue, track and edition tables, and per paper its doc_id (one string,
+    newline-separated) and compact typed arrays: x and y (float32), topic, venue, edition,
+    track, shard and year (0: none) as the smallest integer type that holds them; the years a
+    year filter offers, how the venue view is laid out (venue_layout) and named (venues_label),
+    and the colours the map draws with beside the topics', venues', tracks' and years'
+    (colours.MAP_COLOURS). About 40 bytes a paper."""
+    venues, venue_of = _categories(frame["venue"])
     rows = zip(frame["conference"], frame["year"], frame["track"], strict=True)
-    where = [edition(*row) for row in rows]
-    editions = sorted(set(where))
-    edition_index = {e: i for i, e in enumerate(editions)}
+    editions, edition_of = _categories([edition(*row) for row in rows])
+    tracks, track_of = _categories(frame["track"])
+    span = venues_view.year_span(frame)
 
     def column(values) -> dict:
         values = np.asarray(values, dtype=np.int64)
@@ -229,7 +242,10 @@ def map_data(
         "colours": MAP_COLOURS,
         "venue_layout": venues_view.venue_layout(venues),
         "venues_label": venues_view.venues_link_text(venues),
-        "years": venues_view.year_span(frame),
+        "years": span,
+        "year_colours": year_colours(span["years"]),  # one per year in span["years"]
+        "tracks": [t or "no track" for t in tracks],
+        "track_colours": [track_colour(i) for i in range(len(tracks))],
         "editions": editions,
         "point_size": point_size(config.point_size, len(frame)),
         "hover_words": config.hover_words,
@@ -246,8 +262,9 @@ def map_data(
             "x": typed_array(frame["x"].to_numpy(), "float32"),
             "y": typed_array(frame["y"].to_numpy(), "float32"),
             "topic": column(frame["topic"]),
-            "venue": column([venue_index[v] for v in frame["venue"]]),
-            "edition": column([edition_index[e] for e in where]),
+            "venue": column(venue_of),
+            "edition": column(edition_of),
+            "track": column(track_of),
             "shard": column(shards),
             # 0: no year (the year filter keeps such papers)
             "year": column([y or 0 for y in venues_view.paper_years(frame)]),
