@@ -121,9 +121,36 @@ def test_the_year_charts_and_the_year_selector(years, open_offline):
     assert state.errors == []
     assert serious(axe_violations(page)) == []
     page.evaluate("document.querySelectorAll('.trend-figures').forEach(d => d.open = true)")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.trend-figures')]"
+        ".every((d) => d.querySelector('table'))"
+    )
     assert page.locator(".trend-figures table").first.is_visible()
+    flagged = built.venue_years.query("level == 'theme' and id >= 0 and flag != 'none'")
+    said = page.evaluate(
+        "() => [...document.querySelectorAll('.trend-figures .visually-hidden')].length"
+    )
+    assert said == len(flagged) > 0  # every flagged cell's mark said in words too
     assert serious(axe_violations(page)) == []
     screenshot(page, index.parent, "years_report", full_page=True)
+
+
+def test_the_year_charts_are_drawn_on_demand(years, open_offline):
+    """At load only the first view's charts: a theme's trend is drawn as it scrolls into view,
+    a topic's when chosen, from the one compact table."""
+    index, built = years
+    state = open_offline(index, every_chart=False)
+    page = state.page
+    undrawn = "() => [...document.querySelectorAll('.trend-plot[data-row]')].filter(d => !d.data)"
+    first = page.evaluate(f"() => ({undrawn})().length")
+    assert first == len(theme_level(built.corpus.themes))  # the section is below the first view
+    assert page.evaluate("() => !document.getElementById('year-topic-chart').data")
+    page.locator(".trend-plot[data-row]").first.scroll_into_view_if_needed()
+    page.wait_for_function("() => document.querySelector('.trend-plot[data-row]').dataset.drawn")
+    page.locator("#year-topic-chart").scroll_into_view_if_needed()
+    page.wait_for_function("() => document.getElementById('years-section').dataset.year")
+    assert page.get_attribute("#years-section", "data-year") == "2025"
+    assert state.errors == [] and state.blocked == []
 
 
 @pytest.mark.slow  # renders the 9,749 papers (their similar papers too)

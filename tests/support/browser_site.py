@@ -18,10 +18,25 @@ from tests.support import tables as make
 from tests.support.paths import ROOT
 from tests.support.render_frames import rendered
 
-# the venue comparison drawn: its dots (up to three venues) or its heatmap (more)
-REPORT_READY = (
-    "() => !!document.querySelector('#venue-chart .scatterlayer .point, #venue-chart .hm image')"
-)
+# the report's charts in its first view drawn (report.js's mark; the others draw as they come
+# into view, or at once with window.drawAllCharts())
+REPORT_READY = "() => document.body?.dataset.ready === 'true'"
+# every chart of the report drawn: those report.js draws as they come into view, and the
+# per-year section's (report-years.js), each scrolled to
+ALL_CHARTS = """async () => {
+    await window.drawAllCharts();
+    const section = document.getElementById('years-section');
+    if (!section) return;
+    for (const div of section.querySelectorAll('.plot')) {
+        div.scrollIntoView();
+        await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+    window.scrollTo(0, 0);
+}"""
+YEAR_CHARTS_DRAWN = """() => [...document.querySelectorAll('#years-section .trend-plot[data-row]')]
+    .every((div) => div.dataset.drawn === 'true')
+    && (!document.getElementById('year-select')
+        || !!document.getElementById('years-section').dataset.year)"""
 MAP_READY = "() => document.getElementById('topic-map')?.dataset.ready === 'true'"
 # points of the map's paper traces (uid papers-<panel>, WebGL) as plotly holds them after the
 # draw; context dots and focus rings excluded
@@ -95,8 +110,11 @@ def offline_pages(browser):
     its chart or map is drawn) with every request outside its folder aborted and recorded."""
     contexts = []
 
-    def _open(html_path: Path, timeout: int = 30_000, before: str | None = None) -> OfflinePage:
-        """`before`: a script run in the page before its own (to take a browser feature away)."""
+    def _open(
+        html_path: Path, timeout: int = 30_000, before: str | None = None, every_chart: bool = True
+    ) -> OfflinePage:
+        """`before`: a script run in the page before its own (to take a browser feature away);
+        `every_chart`: a report's charts all drawn (else those of its first view only)."""
         context = browser.new_context(viewport={"width": 1400, "height": 900})
         contexts.append(context)
         if before:
@@ -104,8 +122,11 @@ def offline_pages(browser):
         state = OfflinePage(page=context.new_page(), allowed_prefix=html_path.parent.as_uri() + "/")
         _watch(context, state)
         state.page.goto(html_path.as_uri(), wait_until="load")
-        ready = MAP_READY if html_path.name == render.MAP_PAGE else REPORT_READY
-        state.page.wait_for_function(ready, timeout=timeout)
+        is_map = html_path.name == render.MAP_PAGE
+        state.page.wait_for_function(MAP_READY if is_map else REPORT_READY, timeout=timeout)
+        if not is_map and every_chart:
+            state.page.evaluate(ALL_CHARTS)
+            state.page.wait_for_function(YEAR_CHARTS_DRAWN, timeout=timeout)
         return state
 
     try:

@@ -59,7 +59,7 @@ MAP_SCRIPTS = (
     "map-controls.js",
     "map.js",
 )
-ASSETS = (*MAP_SCRIPTS, "report.js", "style.css")
+ASSETS = (*MAP_SCRIPTS, "report.js", "report-years.js", "style.css")
 # every file render writes into the output folder, as Make's targets (pipeline/makedeps.py
 # writes them as PAGE_FILES): the report under the Makefile's name for it, and the map's
 # text shards as the first one, which every build writes (a corpus has at least one topic)

@@ -280,9 +280,6 @@ def report_context(
     charts_, tree = comparison_charts(venue_topics, themes), treemap(topics, themes, venue_topics)
     colours = topic_colours(topics, themes)
     years = years_context(venue_years, themes, topics, venues, int(frame["year"].isna().sum()))
-    trends = (
-        [] if years is None else [{"id": t["id"], "figure": t["figure"]} for t in years["trends"]]
-    )
     return {
         "summary": summary,
         "venues": venues,
@@ -294,7 +291,7 @@ def report_context(
         "charts": charts_,
         "treemap": tree,
         "plotly_template": charts.plotly_template(),
-        "plots": charts_ + ([] if tree is None else [{"id": "treemap", "figure": tree}]) + trends,
+        "plots": charts_ + ([] if tree is None else [{"id": "treemap", "figure": tree}]),
         "preview": map_preview(frame, colours),
         "themes": None if themes is None else theme_rows(themes, topics, theme_cells),
         "topics": topic_rows(

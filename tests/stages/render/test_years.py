@@ -1,9 +1,13 @@
 """The report's per-year section and its many-venue comparison, from the tables compare writes:
-a chart per theme (venues as lines, flagged years marked), the venue comparison of each year,
-and the topics x venues heatmap with its ▲/▼ marks for more than three venues."""
+venue_years' cells in one compact table (report-years.js draws its charts, tested in
+tests/browser/test_years.py), its weight a few bytes a cell, and the topics x venues heatmap
+with its ▲/▼ marks for more than three venues."""
 
 from __future__ import annotations
 
+import re
+
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -13,9 +17,9 @@ from pipeline.labels import theme_level
 from pipeline.stages.render import make_pages
 from pipeline.stages.render.charts import comparison_figure, figure_data, plotly_template
 from pipeline.stages.render.report import comparison_charts
-from pipeline.stages.render.years import years_context
+from pipeline.stages.render.years import FLAGS, unpack_cells, years_context
 from tests.support.many_venues import EIGHT, eight_venues, years_corpus
-from tests.support.render_frames import island
+from tests.support.render_frames import ISLAND, island
 
 
 @pytest.fixture(scope="module")
@@ -34,46 +38,46 @@ def _pages(built, **kwargs) -> dict[str, str]:
     return make_pages(*frames, c.metrics, RenderConfig(), **kwargs)
 
 
-def test_a_chart_per_theme_with_a_line_per_venue_read_from_venue_years(years):
+def _cells(context: dict) -> dict:
+    data = context["data"]
+    shape = (len(data["rows"]), len(data["venues"]), len(data["years"]))
+    return unpack_cells(data["cells"], *shape)
+
+
+def test_every_rows_cells_are_venue_years_own_figures(years):
     c, venue_years = years.corpus, years.venue_years
     level = theme_level(c.themes)
     context = years_context(venue_years, level, c.topics, ["ICLR", "ICML"], 15)
     assert context["years"] == [2020, 2021, 2022, 2023, 2025] and context["undated"] == 15
     assert [t["id"] for t in context["trends"]] == [f"trend-theme-{h}" for h in level["theme"]]
-    rows = venue_years[venue_years["level"] == "theme"].set_index(["id", "venue", "year"])
-    marked = 0
-    for trend in context["trends"]:
-        key = int(trend["id"].rsplit("-", 1)[1])
-        traces = trend["figure"]["data"]
-        assert [t["name"] for t in traces] == ["ICLR", "ICML"]
-        for k, trace in enumerate(traces):
-            assert trace["line"]["color"] == venue_colour(k)
-            assert trace["x"] == context["years"]
-            cells = rows.loc[[(key, trace["name"], y) for y in trace["x"]]]
-            assert trace["y"] == pytest.approx(list(100 * cells["share"]), abs=1e-3)
-            flags = list(cells["flag"])
-            assert trace["text"] == [{"over": "▲", "under": "▼"}.get(f, "") for f in flags]
-            widths = trace["marker"]["line"]["width"]
-            assert widths == [2 if f != "none" else 0 for f in flags]
-            marked += sum(f != "none" for f in flags)
-    assert marked > 0  # the corpus has flagged years, so the marks are tested
+    data, cells = context["data"], _cells(context)
+    assigned = [int(t) for t in c.topics["topic"] if t >= 0]
+    expected_rows = [("theme", int(h)) for h in level["theme"]] + [("topic", t) for t in assigned]
+    assert [(r[0], r[1]) for r in data["rows"]] == expected_rows
+    table = venue_years.set_index(["level", "id", "venue", "year"])
+    seen = flagged = 0
+    for r, (kind, key, label) in enumerate(data["rows"]):
+        for v, venue in enumerate(data["venues"]):
+            for y, year in enumerate(data["years"]):
+                if (kind, key, venue, year) not in table.index:
+                    assert cells["count"][r, v, y] == 0 and data["papers"][v][y] == 0
+                    continue
+                row = table.loc[(kind, key, venue, year)]
+                assert label == row["label"]
+                assert cells["count"][r, v, y] == row["count"]
+                assert cells["share"][r, v, y] == pytest.approx(row["share"], rel=1e-6)
+                z = cells["z"][r, v, y]
+                assert (np.isnan(z) and pd.isna(row["z"])) or z == pytest.approx(row["z"], 1e-5)
+                assert cells["flag"][r, v, y] == FLAGS[row["flag"]]
+                assert data["papers"][v][y] == row["venue_year_papers"]
+                seen += 1
+                flagged += row["flag"] != "none"
+    assert seen == len(venue_years[venue_years["id"] >= 0]) and flagged > 0
 
 
-def test_each_years_comparison_is_that_years_venue_years_rows(years):
+def test_the_papers_per_venue_and_year(years):
     c, venue_years = years.corpus, years.venue_years
     context = years_context(venue_years, theme_level(c.themes), c.topics, ["ICLR", "ICML"], 0)
-    assert sorted(context["by_year"]) == ["2020", "2021", "2022", "2023", "2025"]
-    charts = context["by_year"]["2021"]
-    assert [chart["id"] for chart in charts] == ["year-theme-chart", "year-topic-chart"]
-    topic = charts[1]["figure"]["data"]
-    dots = {
-        t["name"]: t for t in topic if t.get("mode") == "markers" and t["name"] in ("ICLR", "ICML")
-    }
-    rows = venue_years[(venue_years["year"] == 2021) & (venue_years["level"] == "topic")]
-    rows = rows[rows["id"] >= 0]
-    for venue, trace in dots.items():
-        expected = sorted(round(100 * s, 3) for s in rows.loc[rows["venue"] == venue, "share"])
-        assert sorted(trace["x"]) == pytest.approx(expected)
     counts = {r["venue"]: r["counts"] for r in context["papers"]}
     dated = c.documents.dropna(subset=["year"])
     assert counts["ICML"] == [
@@ -92,14 +96,14 @@ def test_one_year_or_no_table_means_no_section(years):
 
 def test_the_report_shows_the_section_and_says_how_many_papers_had_no_year(years):
     index = _pages(years, venue_years=years.venue_years)["index.html"]
-    assert 'id="years-section"' in index
+    assert 'id="years-section"' in index and '<script src="report-years.js">' in index
     assert "15 papers have no year and are left out of this section." in index
     themes = theme_level(years.corpus.themes)
     assert index.count('class="plot trend-plot"') == len(themes) + 1  # + the chosen topic's
-    by_year = island(index, "year-data")
-    assert sorted(by_year) == ["2020", "2021", "2022", "2023", "2025"]
+    data = island(index, "year-data")
+    assert data["years"] == [2020, 2021, 2022, 2023, 2025]
     plots = {p["id"] for p in island(index, "chart-data")}
-    assert {f"trend-theme-{h}" for h in theme_level(years.corpus.themes)["theme"]} <= plots
+    assert not any(p.startswith("trend-") for p in plots)  # drawn on demand, from year-data
     assert '<option value="2025" selected>2025</option>' in index
 
 
@@ -108,7 +112,21 @@ def test_without_a_theme_level_a_chart_per_topic(years):
     context = years_context(years.venue_years, None, c.topics, ["ICLR", "ICML"], 0)
     assigned = [int(t) for t in c.topics["topic"] if t >= 0]
     assert [t["id"] for t in context["trends"]] == [f"trend-topic-{t}" for t in assigned]
-    assert [chart["id"] for chart in context["by_year"]["2020"]] == ["year-topic-chart"]
+    assert {r[0] for r in context["data"]["rows"]} == {"topic"} and context["topic_trends"] == []
+    index = _pages(years, venue_years=years.venue_years)["index.html"].replace("\n", "")
+    assert 'id="year-topic-chart"' in index
+
+
+def test_the_per_year_data_grows_with_its_cells_not_with_charts(years, eight):
+    """The section's weight: a few bytes a cell (rows x venues x years), whatever the charts."""
+    for built in (years, eight):
+        c = built.corpus
+        index = _pages(built, venue_years=built.venue_years)["index.html"]
+        data = island(index, "year-data")
+        cells = len(data["rows"]) * len(data["venues"]) * len(data["years"])
+        island_bytes = len(re.search(ISLAND.format("year-data"), index, re.S).group(1))
+        assert island_bytes < 2000 + 8 * cells
+        assert len(data["rows"]) == int((c.topics["topic"] >= 0).sum()) + len(theme_level(c.themes))
 
 
 def test_more_than_three_venues_compare_in_a_heatmap_with_marks_in_its_cells(eight):
@@ -166,40 +184,14 @@ def test_every_topic_has_its_own_trend_behind_a_selector(years):
     context = years_context(venue_years, theme_level(c.themes), c.topics, ["ICLR", "ICML"], 0)
     assigned = [int(t) for t in c.topics["topic"] if t >= 0]
     assert [t["id"] for t in context["topic_trends"]] == [f"trend-topic-{t}" for t in assigned]
-    zero = next(t for t in context["topic_trends"] if t["id"] == "trend-topic-0")
-    icml = next(t for t in zero["figure"]["data"] if t["name"] == "ICML")
-    rows = venue_years.query("level == 'topic' and id == 0 and venue == 'ICML'").sort_values("year")
-    assert icml["y"] == pytest.approx(list(100 * rows["share"]), abs=1e-3)
-    assert icml["text"][icml["x"].index(2021)] == "▲"  # the known lean of ICML 2021
     index = _pages(years, venue_years=venue_years)["index.html"]
-    assert len(island(index, "topic-trend-data")) == len(assigned)
     assert index.count('<option value="trend-topic-') == len(assigned)
-
-
-def test_each_theme_charts_figures_are_also_a_table_with_the_marks_in_words(years):
-    c, venue_years = years.corpus, years.venue_years
-    context = years_context(venue_years, theme_level(c.themes), c.topics, ["ICLR", "ICML"], 0)
-    rows = venue_years[venue_years["level"] == "theme"].set_index(["id", "venue", "year"])
-    for trend in context["trends"]:
-        key = int(trend["id"].rsplit("-", 1)[1])
-        assert [r["venue"] for r in trend["table"]] == ["ICLR", "ICML"]
-        for row in trend["table"]:
-            for year, cell in zip(context["years"], row["cells"], strict=True):
-                assert cell["share"] == rows.loc[(key, row["venue"], year), "share"]
-                assert cell["flag"] == rows.loc[(key, row["venue"], year), "flag"]
-    assert "topic_trends" in context and "table" not in context["topic_trends"][0]
-    index = _pages(years, venue_years=venue_years)["index.html"]
-    flagged = (venue_years["level"] == "theme") & (venue_years["flag"] != "none")
-    assert index.count("-represented at ICML that year</span>") + index.count(
-        "-represented at ICLR that year</span>"
-    ) == int(flagged.sum())
+    assert index.count('<details class="trend-figures" data-row=') == len(theme_level(c.themes))
 
 
 def test_the_layout_template_travels_once_not_in_every_figure(years):
     index = _pages(years, venue_years=years.venue_years)["index.html"]
     figures = [p["figure"] for p in island(index, "chart-data")]
-    figures += [c["figure"] for charts in island(index, "year-data").values() for c in charts]
-    figures += [t["figure"] for t in island(index, "topic-trend-data")]
-    assert len(figures) > 20 and all("template" not in f["layout"] for f in figures)
+    assert len(figures) >= 2 and all("template" not in f["layout"] for f in figures)
     template = island(index, "plotly-template")
     assert template == plotly_template() and "layout" in template

@@ -1,6 +1,7 @@
 /* The report page (index.html): the venue comparison charts and sortable tables. Plain
  * JavaScript, no network. The charts are plotly figures (data and layout) in the JSON island
- * #chart-data, each drawn into the element whose id it names.
+ * #chart-data, each drawn into the element whose id it names when it first comes into view
+ * (the per-year section's are report-years.js's, drawn on demand too).
  * A header cell with class "sortable" sorts its table's body rows by that column; cells may
  * carry data-sort (a number) to sort by instead of their text. Rows with class "pinned"
  * (the unassigned papers) stay at the bottom.
@@ -15,39 +16,41 @@
   const layoutOf = (figure) =>
     TEMPLATE ? { ...figure.layout, template: TEMPLATE } : figure.layout;
   const charts = document.getElementById("chart-data");
-  for (const chart of charts ? JSON.parse(charts.textContent) : []) {
-    Plotly.newPlot(chart.id, chart.figure.data, layoutOf(chart.figure), PLOT_CONFIG);
+  const figures = new Map(); // element id -> figure, for the charts not drawn yet
+  for (const chart of charts ? JSON.parse(charts.textContent) : [])
+    figures.set(chart.id, chart.figure);
+  const drawChart = (id) => {
+    const figure = figures.get(id);
+    figures.delete(id);
+    return figure ? Plotly.newPlot(id, figure.data, layoutOf(figure), PLOT_CONFIG) : null;
+  };
+  // Each chart is drawn when it first comes within 300 px of the view: the page is ready (the
+  // mark the tests and the bench wait for) once those in the first view are drawn, and a long
+  // report does not spend its load on charts below it.
+  const ready = () => {
+    document.body.dataset.ready = "true";
+  };
+  if ("IntersectionObserver" in window && figures.size) {
+    let first = true;
+    const observer = new IntersectionObserver(
+      (entries) => {
+        const drawn = entries
+          .filter((entry) => entry.isIntersecting)
+          .map((entry) => {
+            observer.unobserve(entry.target);
+            return drawChart(entry.target.id);
+          });
+        if (first) Promise.all(drawn).then(ready);
+        first = false;
+      },
+      { rootMargin: "300px 0px" },
+    );
+    for (const id of figures.keys()) observer.observe(document.getElementById(id));
+  } else {
+    Promise.all([...figures.keys()].map(drawChart)).then(ready);
   }
-
-  // The per-year section: the venue comparison of the year chosen, from #year-data
-  // ({year: [{id, figure}]}), drawn again into the same elements when the year changes.
-  const yearData = document.getElementById("year-data");
-  const yearSelect = document.getElementById("year-select");
-  if (yearData && yearSelect) {
-    const byYear = JSON.parse(yearData.textContent);
-    const drawYear = () => {
-      for (const chart of byYear[yearSelect.value] || []) {
-        Plotly.react(chart.id, chart.figure.data, layoutOf(chart.figure), PLOT_CONFIG);
-      }
-      document.getElementById("years-section").dataset.year = yearSelect.value;
-    };
-    yearSelect.addEventListener("change", drawYear);
-    drawYear();
-  }
-
-  // One topic's trend, chosen from #topic-trend-select, from #topic-trend-data ([{id, figure}]).
-  const topicData = document.getElementById("topic-trend-data");
-  const topicSelect = document.getElementById("topic-trend-select");
-  if (topicData && topicSelect) {
-    const trends = new Map(JSON.parse(topicData.textContent).map((t) => [t.id, t.figure]));
-    const drawTopic = () => {
-      const figure = trends.get(topicSelect.value);
-      if (figure) Plotly.react("topic-trend", figure.data, layoutOf(figure), PLOT_CONFIG);
-      document.getElementById("topic-trend").dataset.topic = topicSelect.value;
-    };
-    topicSelect.addEventListener("change", drawTopic);
-    drawTopic();
-  }
+  /** Draw every chart not drawn yet (a printout, a test that reads them all). */
+  window.drawAllCharts = () => Promise.all([...figures.keys()].map(drawChart));
 
   // Sorting is our own 40 lines rather than a table library: no build step, nothing to fetch.
   function key(cell) {
