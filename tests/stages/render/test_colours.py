@@ -18,11 +18,13 @@ from pipeline.colours import (
     VENUE_PALETTE,
     contrast_ratio,
     legible,
+    relative_luminance,
     shades,
     theme_colour,
     topic_colour,
     topic_colours,
     venue_colour,
+    year_colours,
 )
 from pipeline.stages.render import ASSETS_DIR, MAP_SCRIPTS
 from tests.support import tables as make
@@ -136,3 +138,20 @@ def test_with_more_topics_each_is_a_shade_of_its_themes_colour(background):
             assert _wcag_contrast(colour, background) >= 3.0
             assert abs(math.remainder(_hue(colour) - base, 1.0)) <= 0.05, (row.theme, colour)
     assert shades("#1f77b4", 1) == ["#1f77b4"] and shades("#1f77b4", 0) == []
+
+
+@pytest.mark.parametrize("background", BACKGROUNDS)
+def test_the_year_scale_keeps_3_to_1_and_darkens_to_the_oldest_year(background):
+    years = list(range(1985, 2024))
+    colours = year_colours(years)
+    assert len(colours) == len(years) and len(set(colours)) == len(colours)
+    assert all(_wcag_contrast(c, background) >= 3.0 for c in colours)
+    lightness = [relative_luminance(c) for c in colours]
+    assert lightness == sorted(lightness)  # sequential: each year lighter than the one before
+    assert year_colours([2020, 2021, 2023]) == [
+        year_colours([2020, 2021, 2022, 2023])[k] for k in (0, 1, 3)
+    ]
+    assert year_colours([]) == [] and len(year_colours([2021])) == 1
+    assert (
+        MAP_COLOURS["undated"] not in colours and math.hypot(*_lab(MAP_COLOURS["undated"])[1:]) < 5
+    )

@@ -4,7 +4,7 @@ that are theme shades when topics outnumber the palette (distinct again within o
 
 from __future__ import annotations
 
-from pipeline.colours import PALETTE, topic_colour, topic_colours
+from pipeline.colours import PALETTE, topic_colour, topic_colours, track_colour, year_colours
 from pipeline.config import RenderConfig
 from pipeline.labels import theme_level
 from pipeline.stages.render import make_pages
@@ -30,6 +30,22 @@ def test_the_years_the_filter_offers_and_each_papers_year():
     documents = built.corpus.documents.sort_values("doc_id")
     expected = documents["year"].fillna(0).astype(int).tolist()
     assert years == expected and years.count(0) == 9
+    assert data["year_colours"] == year_colours(data["years"]["years"])
+
+
+def test_the_tracks_and_each_papers_track():
+    built = years_corpus(90, undated=0)
+    built.corpus.documents["track"] = ["", "Oral", "Workshop"] * 30
+    data, page = _map_data(built.corpus)
+    assert data["tracks"] == ["no track", "Oral", "Workshop"]
+    assert data["track_colours"] == [track_colour(k) for k in range(3)]
+    tracks = decode_typed_array(data["papers"]["track"]).tolist()
+    expected = built.corpus.documents.sort_values("doc_id")["track"].tolist()
+    assert [data["tracks"][k] for k in tracks] == [t or "no track" for t in expected]
+    assert '<option value="track">by track</option>' in page
+    assert '<option value="year">by year</option>' in page
+    one_track = rendered(tiny_tables())["map.html"]  # one track, one year: neither is offered
+    assert 'value="track"' not in one_track and 'value="year"' not in one_track
 
 
 def test_eight_venues_are_small_multiples_and_one_venue_is_a_single_map():
@@ -65,3 +81,19 @@ def test_the_map_tab_title_says_map_once():
     page = rendered(tiny_tables())["map.html"]
     title = page.split("<title>")[1].split("</title>")[0]
     assert title.endswith(" topic map · map") and title.count("topic map") == 1
+
+
+def test_the_reading_lists_key_is_the_maps_title_so_a_rebuild_keeps_it():
+    """The key the map's reading list is kept under (map-reading.js): the same for every
+    rebuild of a map under one title, another for another title."""
+    frames = tiny_tables()
+    keys = [
+        island(rendered(frames, config=RenderConfig(title=title))["map.html"], "paper-data")[
+            "build_key"
+        ]
+        for title in ("Our map", "Our map", "Their map")
+    ]
+    assert keys[0] == keys[1] != keys[2] and len(keys[0]) == 12
+    shuffled = {**frames, "documents": frames["documents"].iloc[::-1].reset_index(drop=True)}
+    made = island(rendered(shuffled)["map.html"], "paper-data")["build_key"]
+    assert made == island(rendered(frames)["map.html"], "paper-data")["build_key"]
