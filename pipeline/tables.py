@@ -298,9 +298,10 @@ def join_fitted(
     documents: pd.DataFrame, clusters: pd.DataFrame, vectors: np.ndarray
 ) -> tuple[pd.DataFrame, np.ndarray]:
     """The papers the topic model was fitted on (clusters' `placed` == "fit"), with their
-    documents columns, in clusters' order, and their vectors in that order. `documents` (and
-    `vectors`, row for row) may hold every paper or only the fitted ones (read_fitted)."""
-    fitted = clusters[clusters["placed"] == "fit"]
+    documents columns, in doc_id order (terms, labels and themes then do not depend on the
+    order of the input rows), and their vectors in that order. `documents` (and `vectors`, row
+    for row) may hold every paper or only the fitted ones (read_fitted)."""
+    fitted = clusters[clusters["placed"] == "fit"].sort_values("doc_id", kind="stable")
     keep = documents["doc_id"].isin(fitted["doc_id"]).to_numpy()
     documents, vectors = documents[keep], np.asarray(vectors, dtype=np.float32)[keep]
     merged = join_papers(documents, fitted).reset_index(drop=True)

@@ -6,3 +6,4 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPORA = ROOT.parent / "shared" / "corpora"
+SEEDS = ROOT.parent / "shared" / "seeds"  # the 76 bundled abstracts, cut into four other files

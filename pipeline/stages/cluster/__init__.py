@@ -90,6 +90,13 @@ def sample_settings(config: ClusterConfig, n_sample: int, n_corpus: int) -> Clus
     )
 
 
+def in_id_order(documents: pd.DataFrame, rows: np.ndarray) -> np.ndarray:
+    """`rows` of documents in doc_id order: the papers reach UMAP, HDBSCAN and the placing in
+    the same order whatever the order of the input files and rows (results return in the
+    documents' order)."""
+    return rows[np.argsort(documents["doc_id"].to_numpy()[rows], kind="stable")]
+
+
 def fit_model(
     documents: pd.DataFrame,
     vectors: np.ndarray,
@@ -99,7 +106,7 @@ def fit_model(
 ) -> Result:
     """Fit a model on the papers (a stratified sample of them above fit_max_papers) and assign
     the rest to it (on `engine`, default: here)."""
-    rows = stratified_sample(documents, config.fit_max_papers)
+    rows = in_id_order(documents, stratified_sample(documents, config.fit_max_papers))
     if len(rows) < len(documents):
         log.info("fitting on a sample of %d of %d papers", len(rows), len(documents))
     fitted_docs = documents.iloc[rows]
@@ -116,7 +123,7 @@ def fit_model(
     with_weights = fitted.assign(weight=result.weights)
     model = models.new_model(config, encoder, len(documents), with_weights, vectors[rows])
     fitted["similarity"] = own_similarity(model, vectors[rows], result.topics)
-    rest = np.setdiff1d(np.arange(len(documents)), rows)
+    rest = in_id_order(documents, np.setdiff1d(np.arange(len(documents)), rows))
     assigned = _placed_frame(model, documents, vectors, rest, "assigned", engine)
     return Result(_in_order(documents, [fitted, assigned]), model, refitted=True)
 
@@ -158,7 +165,7 @@ def extend(
 ) -> pd.DataFrame:
     """Every paper of `previous` as it was, and the new papers placed into the model (on
     `engine`, default: here)."""
-    new = np.flatnonzero(~documents["doc_id"].isin(previous["doc_id"]).to_numpy())
+    new = in_id_order(documents, np.flatnonzero(~documents["doc_id"].isin(previous["doc_id"])))
     added = _placed_frame(model, documents, vectors, new, "added", engine)
     kept = previous[previous["doc_id"].isin(documents["doc_id"])]
     return _in_order(documents, [kept, added])

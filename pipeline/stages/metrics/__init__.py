@@ -81,7 +81,7 @@ def make_metrics(
     `documents` holds every paper or the fitted ones alone (as the stage reads it)."""
     fitted = (clusters["placed"] == "fit").to_numpy()
     named = topics[topics["topic"] >= 0]
-    fit = clusters[fitted]
+    fit = clusters[fitted].sort_values("doc_id", kind="stable")  # sums whatever the row order
     fit_papers = documents[documents["doc_id"].isin(fit["doc_id"])]
     joined = None if known else tables.join_papers(fit_papers, fit)
     texts = [] if joined is None else term_texts(joined)
