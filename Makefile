@@ -155,8 +155,8 @@ $(FIGURES) &: $(TOPIC_TABLES) $(CODE_figure) $(call STAMP,figure) | $(VENV_DONE)
 	$(RUN) figure --config $(CONFIG) $(TOPIC_ARGS) --figure $(OUT)/figures/map.png
 
 # The tables as BERTopic's get_topic_info() / get_document_info() give them, and the ledger, as CSV.
-$(CSV_TABLES) &: $(TOPIC_TABLES) $(OUT)/rejected.parquet $(OUT)/venue_topics.parquet $(CODE_csv) | $(VENV_DONE)
-	$(RUN) csv --config $(CONFIG) $(TOPIC_ARGS) --rejected $(OUT)/rejected.parquet --venue-topics $(OUT)/venue_topics.parquet --topic-info $(OUT)/topic_info.csv --document-info $(OUT)/document_info.csv --rejected-csv $(OUT)/rejected.csv
+$(CSV_TABLES) &: $(TOPIC_TABLES) $(OUT)/rejected.parquet $(OUT)/venue_topics.parquet $(OUT)/model/fit.json $(CODE_csv) | $(VENV_DONE)
+	$(RUN) csv --config $(CONFIG) $(TOPIC_ARGS) --registry $(OUT)/model/registry.parquet --rejected $(OUT)/rejected.parquet --venue-topics $(OUT)/venue_topics.parquet --topic-info $(OUT)/topic_info.csv --document-info $(OUT)/document_info.csv --rejected-csv $(OUT)/rejected.csv
 
 # The build as a BERTopic model (BERTopic.load(path)), made from the fitted papers and labels.
 $(OUT)/bertopic/topics.json: $(OUT)/documents.parquet $(OUT)/embeddings.parquet $(OUT)/clusters.parquet $(OUT)/topics.parquet $(OUT)/model/fit.json $(CODE_export) | $(VENV_DONE)

@@ -27,6 +27,7 @@ FILES = {
     "baseline": "baseline.json",
     "report": "index.html",
     "model": "model/papers.parquet",  # the saved topic model's folder, named by its papers
+    "registry": "model/registry.parquet",  # the saved model's topic registry
     "bertopic": "bertopic/topics.json",  # the BERTopic model's folder, named by one of its files
     "topic_info": "topic_info.csv",
     "document_info": "document_info.csv",
@@ -96,7 +97,7 @@ COMMANDS = {
                 ("documents", "rejected", "clusters", "topics", "themes", "venue_topics"),
                 ("topic_info", "document_info", "rejected_csv"),
                 "-> topic_info.csv and document_info.csv (BERTopic's get_topic_info and "
-                "get_document_info columns) and rejected.csv"),
+                "get_document_info columns) and rejected.csv", optional=("registry",)),
         Command("export", (),
                 ("documents", "embeddings", "clusters", "topics", "model"),
                 ("bertopic",), "-> bertopic/: the build as a BERTopic model (safetensors)",

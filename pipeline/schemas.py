@@ -88,6 +88,31 @@ MODEL_PAPERS = Schema(
         _f("weight", pa.float32()),  # in its topic's centre: how firmly it sits in the topic
     ),
 )
+# How a topic came to be (the registry's `made`): in a fit (the first, or a cluster of a refit
+# that matched no old topic), among new papers without a refit, as a part of a split old topic,
+# as the merge of old topics. What it is now (`status`): active, or split, merged or retired.
+TOPIC_MADE = ("fit", "new", "emerged", "split", "merged")
+TOPIC_STATUS = ("active", "split", "merged", "retired")
+# the saved model's topic registry (model/registry.parquet): every topic ever made, its number
+# never reused; notes: the fit_id of the model beside it and the registry's format
+TOPIC_REGISTRY = Schema(
+    "topic registry",
+    (
+        _f("topic", pa.int32()),
+        _f("status", pa.string()),  # one of TOPIC_STATUS
+        _f("made", pa.string()),  # one of TOPIC_MADE
+        _f("made_in", pa.string()),  # the fit_id of the model that made it
+        _f("change", pa.string()),  # its last transition: made, survived, split, merged, retired
+        _f("changed_in", pa.string()),  # the fit_id of the model of that transition
+        _f("parents", pa.list_(pa.int32())),  # the topics it came from
+        _f("successors", pa.list_(pa.int32())),  # where its papers went (split/merged/retired)
+        _f("size", pa.int32()),  # its papers in the model, at its last change
+        _f("label", pa.string()),  # its label when the registry was saved ("" before labelling)
+        _f("past_labels", pa.list_(pa.string())),  # the labels it had before, oldest first
+        _f("theme", pa.int32()),  # its theme when the registry was saved (-1 before)
+        _f("centre", pa.list_(pa.float32())),  # its unit centre in the model (empty once gone)
+    ),
+)
 # label: one row per topic (-1 included when papers are unassigned)
 TOPICS = Schema(
     "topics",
@@ -171,6 +196,7 @@ BERTOPIC_DOCUMENT_INFO = (
     "Representative_document",
 )
 # ours after them; topic_info.csv then has one `share_<venue>` column per venue (compare's share)
-TOPIC_INFO = BERTOPIC_TOPIC_INFO + ("theme", "theme_label")
+# (status and fit: the topic registry's status and the fit that made the topic; "" for -1)
+TOPIC_INFO = BERTOPIC_TOPIC_INFO + ("theme", "theme_label", "status", "fit")
 DOCUMENT_INFO = BERTOPIC_DOCUMENT_INFO + ("doc_id", "title", "venue", "year", "url")
 VENUE_SHARE_PREFIX = "share_"

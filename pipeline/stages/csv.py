@@ -47,9 +47,10 @@ def make_topic_info(
     topics: pd.DataFrame,
     themes: pd.DataFrame,
     venue_topics: pd.DataFrame,
+    registry: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Pure core: one row per topic (-1 first, as BERTopic sorts them) with BERTopic's
-    get_topic_info() columns, then ours."""
+    get_topic_info() columns, then ours (status and fit from the saved model's `registry`)."""
     text_of = dict(zip(documents["doc_id"], embedding_texts(documents), strict=True))
     ordered = with_theme_labels(topics.sort_values("topic", ignore_index=True), themes)
     info = pd.DataFrame(
@@ -67,10 +68,17 @@ def make_topic_info(
             ],
             "theme": ordered["theme"].astype(int),
             "theme_label": ordered["theme_label"],
+            "status": _from_registry(registry, ordered["topic"], "status"),
+            "fit": _from_registry(registry, ordered["topic"], "made_in"),
         }
     )
     shares = venue_shares(venue_topics).reindex(info["Topic"]).fillna(0.0)
     return pd.concat([info, shares.reset_index(drop=True)], axis=1)
+
+
+def _from_registry(registry: pd.DataFrame | None, topics: pd.Series, column: str) -> list[str]:
+    known = {} if registry is None else dict(zip(registry["topic"], registry[column], strict=True))
+    return [str(known.get(int(t), "")) for t in topics]
 
 
 def make_document_info(
@@ -119,6 +127,7 @@ def run(
     topic_info: Path,
     document_info: Path,
     rejected_csv: Path,
+    registry: Path | None = None,
 ) -> None:
     tables.stage_lineage(  # refuse tables from different builds
         "csv",
@@ -136,6 +145,7 @@ def run(
         topic_table,
         tables.read_table(themes, schemas.THEMES),
         tables.read_table(venue_topics, schemas.VENUE_TOPICS),
+        None if registry is None else tables.read_table(registry, schemas.TOPIC_REGISTRY),
     )
     by_paper = make_document_info(
         papers, tables.read_table(clusters, schemas.CLUSTERS), topic_table

@@ -22,7 +22,9 @@ import pandas as pd
 from pipeline import schemas, tables
 from pipeline.config import ClusterConfig, EngineConfig
 from pipeline.errors import PipelineError
+from pipeline.stages.cluster import evolve
 from pipeline.stages.cluster import model as models
+from pipeline.stages.cluster import registry as registries
 from pipeline.stages.cluster.fit import assign_topics, fit_topics, resolve_params
 from pipeline.stages.cluster.model import REFIT, TopicModel
 from pipeline.stages.cluster.place import own_similarity, place_in_chunks
@@ -41,11 +43,13 @@ __all__ = ["assign_topics", "make_clusters", "run"]
 
 @dataclass(frozen=True)
 class Result:
-    """The clusters table, and the model: new when `refitted`, else the saved one."""
+    """The clusters table, and the model: new when `refitted`, else the saved one (`changed`
+    when new topics joined it)."""
 
     clusters: pd.DataFrame
     model: TopicModel
     refitted: bool
+    changed: bool = False
 
 
 def _frame(doc_ids, topics, coords, raw_outlier, placed: str, similarity) -> pd.DataFrame:
@@ -206,6 +210,13 @@ def make_clusters(
     if reason is None:
         new_ids = set(documents["doc_id"]) - set(previous["doc_id"])
         clusters = extend(documents, vectors, saved, previous, engine)
+        pool = sample_settings(
+            config, len(evolve.pool_rows(documents, clusters, previous)), len(documents)
+        )
+        smallest = resolve_params(len(documents), config).min_cluster_size
+        clusters, grown, born = evolve.with_new_topics(
+            documents, vectors, pool, smallest, saved, clusters, previous
+        )
         reason = too_many_unassigned(clusters, new_ids, config)
         if reason is None:
             log.info(
@@ -214,9 +225,12 @@ def make_clusters(
                 saved.fitted_at,
                 len(saved.doc_ids),
             )
-            return Result(clusters, saved, refitted=False)
+            return Result(clusters, grown, refitted=False, changed=bool(born))
     log.info("fitting a topic model: %s", reason)
-    return fit_model(documents, vectors, config, encoder, engine)
+    result = fit_model(documents, vectors, config, encoder, engine)
+    if saved is None or previous is None:
+        return result
+    return Result(*evolve.renumbered(result.clusters, result.model, saved, previous), True)
 
 
 def read_saved(
@@ -241,6 +255,31 @@ def read_saved(
     return saved, previous
 
 
+def read_previous(
+    model_dir: Path, clusters_path: Path, encoder: str
+) -> tuple[TopicModel | None, pd.DataFrame | None]:
+    """For a refit asked for: the saved model and its clusters table when they can be read (the
+    new topics then keep their numbers), else none (a note in the log)."""
+    try:
+        return read_saved(model_dir, clusters_path, encoder)
+    except PipelineError as exc:
+        log.info("topics numbered afresh: the previous model is not readable (%s)", exc)
+        return None, None
+
+
+def with_labels(model: TopicModel, topics: Path) -> TopicModel:
+    """The model with its registry's labels and themes from the last topics table (the label
+    stage's, beside clusters.parquet), when the registry carries earlier topics."""
+    if model.registry is None or not topics.exists():
+        return model
+    try:
+        table = tables.read_table(topics, schemas.TOPICS, ["topic", "label", "theme"])
+    except PipelineError as exc:
+        log.info("labels not recorded in the topic registry: %s", exc)
+        return model
+    return models.with_registry(model, registries.with_labels(model.registry, table))
+
+
 def run(
     config: ClusterConfig,
     documents: Path,
@@ -256,10 +295,11 @@ def run(
     _, vectors = tables.read_embeddings(embeddings, documents=papers)
     encoder = tables.read_notes(embeddings, "embeddings").get("encoder", "unknown")
     model_dir = clusters.parent / MODEL_DIR
-    saved, previous = (None, None) if refit else read_saved(model_dir, clusters, encoder)
+    read = read_previous if refit else read_saved
+    saved, previous = read(model_dir, clusters, encoder)
     result = make_clusters(papers, vectors, config, encoder, saved, previous, refit, engine)
-    if result.refitted:
-        models.save(result.model, model_dir)
+    if result.refitted or result.changed:
+        models.save(with_labels(result.model, clusters.parent / "topics.parquet"), model_dir)
     notes = {k: str(v) for k, v in result.model.summary().items()}
     tables.write_table(result.clusters, clusters, schemas.CLUSTERS, lineage, notes)
     os.utime(model_dir / "fit.json")  # the model is current for this clusters table (for Make)

@@ -5,6 +5,9 @@ its own, without refitting.
                             encoder whose vectors it holds, when, on how many papers
     model/papers.parquet    the fitted papers: doc_id, topic, x, y, weight (in its topic's centre)
     model/embeddings.parquet  their embeddings
+    model/registry.parquet  every topic it ever had, by a number never reused (registry.py)
+
+fit.json records each file's sha256: a folder edited by hand is refused.
 
 Topic centres and the neighbours a new paper is placed among are derived from these. No pickle:
 the model is plain tables and JSON, readable by any Parquet reader.
@@ -12,6 +15,7 @@ the model is plain tables and JSON, readable by any Parquet reader.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import functools
 import hashlib
@@ -30,8 +34,10 @@ from pipeline import schemas, tables
 from pipeline.centroids import weighted_centroids
 from pipeline.config import ClusterConfig
 from pipeline.errors import PipelineError
+from pipeline.stages.cluster import registry as registries
 
-FORMAT = 1
+FORMAT = 2  # 2: the topic registry, and the files' digests in fit.json
+FILES = ("papers.parquet", "embeddings.parquet", "registry.parquet")
 # The packages whose versions decide what a fit gives: another version, another model.
 PACKAGES = ("topicmap-pipeline", "umap-learn", "hdbscan", "bertopic", "scikit-learn", "numpy")
 # Settings that decide when to refit, not what a fit gives: changing them keeps the model.
@@ -69,6 +75,7 @@ class TopicModel:
     coords: np.ndarray
     weights: np.ndarray
     vectors: np.ndarray
+    registry: pd.DataFrame | None = None  # None until set by with_registry
 
     @functools.cached_property
     def centroids(self) -> tuple[np.ndarray, np.ndarray]:
@@ -122,6 +129,10 @@ def new_model(
     )
 
 
+def with_registry(model: TopicModel, registry: pd.DataFrame) -> TopicModel:
+    return dataclasses.replace(model, registry=registry)
+
+
 def save(model: TopicModel, folder: Path) -> None:
     """Write the model into `folder`, replacing what was there only once it is complete."""
     folder = Path(folder)
@@ -139,6 +150,13 @@ def save(model: TopicModel, folder: Path) -> None:
         )
         tables.write_table(papers, work / "papers.parquet", schemas.MODEL_PAPERS)
         tables.write_embeddings(model.doc_ids, model.vectors, work / "embeddings.parquet")
+        registry = registries.of(model)
+        tables.write_table(
+            registry,
+            work / "registry.parquet",
+            schemas.TOPIC_REGISTRY,
+            notes=registries.notes(model),
+        )
         manifest = {
             "format": FORMAT,
             "fit_id": model.fit_id,
@@ -147,6 +165,7 @@ def save(model: TopicModel, folder: Path) -> None:
             "encoder": model.encoder,
             "versions": model.versions,
             "cluster": model.settings,
+            "digests": {name: tables.file_digest(work / name) for name in FILES},
         }
         tables.write_json(manifest, work / "fit.json")  # last: a model without it is partial
         old = folder.with_name(f".{folder.name}.old")
@@ -163,7 +182,7 @@ def load(folder: Path) -> TopicModel:
     """Read a saved model; a missing, partial or unreadable one is a one-line error."""
     folder = Path(folder)
     manifest_path = folder / "fit.json"
-    for path in (manifest_path, folder / "papers.parquet", folder / "embeddings.parquet"):
+    for path in (manifest_path, *(folder / name for name in FILES)):
         if not path.exists():
             raise PipelineError(f"{path}: missing, the model in {folder} is partial: {REFIT}")
     manifest = tables.read_json(manifest_path, "model manifest")
@@ -172,8 +191,27 @@ def load(folder: Path) -> TopicModel:
     try:
         papers = tables.read_table(folder / "papers.parquet", schemas.MODEL_PAPERS)
         doc_ids, vectors = tables.read_embeddings(folder / "embeddings.parquet", documents=papers)
+        registry = tables.read_table(folder / "registry.parquet", schemas.TOPIC_REGISTRY)
+        registry_notes = tables.read_notes(folder / "registry.parquet", "topic registry")
     except PipelineError as exc:
         raise PipelineError(f"{exc}: {REFIT}") from None
+    model = _from_manifest(manifest, manifest_path, papers, doc_ids, vectors)
+    registries.check(registry, registry_notes, model, folder / "registry.parquet")
+    _check_digests(manifest, folder)
+    return with_registry(model, registry)
+
+
+def _check_digests(manifest: dict, folder: Path) -> None:
+    """Refuse a model folder whose files are not those its fit.json was written with."""
+    digests = manifest.get("digests")
+    for name in FILES:
+        if not isinstance(digests, dict) or digests.get(name) != tables.file_digest(folder / name):
+            raise PipelineError(
+                f"{folder / name}: changed since the model was saved (edited by hand?): {REFIT}"
+            )
+
+
+def _from_manifest(manifest, manifest_path, papers, doc_ids, vectors) -> TopicModel:
     try:
         return TopicModel(
             settings=manifest["cluster"],

@@ -28,6 +28,7 @@ from pipeline.centroids import topic_centroids
 from pipeline.config import EmbedConfig, EngineConfig, LabelConfig
 from pipeline.errors import PipelineError
 from pipeline.schemas import UNASSIGNED_LABEL
+from pipeline.stages.label import keep
 from pipeline.stages.label.counts import count_terms
 from pipeline.stages.label.names import make_label, unique_labels
 from pipeline.stages.label.terms import distinct_terms, group_terms
@@ -180,6 +181,34 @@ def previous_tables(topics: Path, themes: Path, fingerprint: str):
     return None
 
 
+def earlier_tables(topics: Path, themes: Path) -> keep.Earlier | None:
+    """The tables a previous run wrote, with its topics' paper digests, or None."""
+    try:
+        papers = json.loads(tables.read_notes(topics).get("topic_papers", "null"))
+        if not isinstance(papers, dict):
+            return None
+        return keep.Earlier(
+            tables.read_table(topics, schemas.TOPICS),
+            tables.read_table(themes, schemas.THEMES),
+            {int(k): str(v) for k, v in papers.items()},
+        )
+    except (PipelineError, ValueError):  # missing or unreadable: nothing carries over
+        return None
+
+
+def carried_over(topic_table, theme_table, earlier, merged, vectors):
+    """keep.carried_over on the fitted papers `merged` (join_fitted) and their `vectors`."""
+    fitted = merged["topic"].to_numpy()
+    ids, centres = topic_centroids(vectors, fitted)
+    return keep.carried_over(
+        topic_table,
+        theme_table,
+        earlier,
+        keep.paper_digests(merged["doc_id"].to_numpy(), fitted),
+        dict(zip(ids.tolist(), centres, strict=True)),
+    )
+
+
 def run(
     config: LabelConfig,
     embed_config: EmbedConfig,
@@ -199,7 +228,8 @@ def run(
     )
     placed = tables.read_table(clusters, schemas.CLUSTERS)
     papers, vectors = tables.read_fitted(documents, embeddings, placed)  # the terms' papers
-    fingerprint = basis(*tables.join_fitted(papers, placed, vectors), config, embed_config)
+    merged, fitted_vectors = tables.join_fitted(papers, placed, vectors)
+    fingerprint = basis(merged, fitted_vectors, config, embed_config)
     kept = previous_tables(topics, themes, fingerprint)
     if kept is not None:
         log.info("labels kept: the papers they were computed from are unchanged")
@@ -211,8 +241,14 @@ def run(
         # the candidate terms are embedded as the papers were: the embed section's precision
         with encoders.precision_context(encoders.resolve_precision(embed_config)):
             topic_table, theme_table = make_topics(papers, placed, vectors, config, encoder, engine)
+        earlier = earlier_tables(topics, themes)
+        topic_table, theme_table = sized(
+            *carried_over(topic_table, theme_table, earlier, merged, fitted_vectors),
+            placed["topic"].to_numpy(),
+        )
     for row in topic_table.itertuples():
         log.info("topic %3d  %4d papers  theme %2d  %s", row.topic, row.size, row.theme, row.label)
-    notes = {"basis": fingerprint}
+    digests = keep.paper_digests(merged["doc_id"].to_numpy(), merged["topic"].to_numpy())
+    notes = {"basis": fingerprint, "topic_papers": json.dumps(digests, sort_keys=True)}
     tables.write_table(theme_table, themes, schemas.THEMES, lineage, notes)
     tables.write_table(topic_table, topics, schemas.TOPICS, lineage, notes)
