@@ -4,10 +4,12 @@ they share, and each transition typed as cluster-evolution work types them (MONI
 On the papers both fits hold, in a topic in each: a new cluster sharing Jaccard >= SURVIVE with
 an old topic (one-to-one: the Hungarian matching of the shared-paper counts) keeps its number; an
 old topic whose papers spread over several new clusters each holding >= SPLIT_PART of it is
-split, and its largest child keeps the number if it holds >= KEEP_PART of it (an old topic
-whose largest part, >= KEEP_PART, went to one cluster with no number yet passes its number on
-the same way); a cluster holding >= KEEP_PART of several old topics is their merge and keeps the
-largest's number; clusters left get new numbers, old topics left are retired.
+split (its parts without a number are new, with it as parent), and otherwise its largest child
+keeps the number if it holds >= KEEP_PART of it (an old topic whose largest part, >= KEEP_PART,
+went to one cluster with no number yet passes its number on the same way); a cluster holding
+>= KEEP_PART of several old topics is their merge and keeps the largest's number (one that kept
+an old topic's number by Jaccard keeps it); clusters left get new numbers, old topics left are
+retired, and every old topic's successors are the numbers its papers went to.
 """
 
 from __future__ import annotations
@@ -84,27 +86,32 @@ def match_topics(old: np.ndarray, new: np.ndarray, next_number: int, clusters=()
         shared = counts.at[o, n]
         if shared / (old_size[o] + new_size[n] - shared) >= SURVIVE:
             numbers[n], kind[o], made[n], parents[n] = o, "survived", "survived", [o]
-    for o in (o for o in counts.index if o not in kind):
-        children = [n for n in part.columns[part.loc[o] >= SPLIT_PART] if n not in numbers]
-        largest = part.loc[o].idxmax()
-        if len(part.columns[part.loc[o] >= SPLIT_PART]) >= 2:
+    survivors = set(kind)
+    for o in counts.index:
+        parts = list(part.columns[part.loc[o] >= SPLIT_PART])
+        if len(parts) >= 2:
             kind[o] = "split"
-            for n in children:
+            for n in (n for n in parts if n not in numbers):
                 made.setdefault(n, "split")
                 parents.setdefault(n, []).append(int(o))
-        if part.at[o, largest] >= KEEP_PART and largest not in numbers:
-            heirs = [q for q in counts.index if q not in kind or q == o]
-            claim = [q for q in heirs if part.at[q, largest] >= KEEP_PART]
-            if len(claim) >= 2:  # a merge: the largest old topic's number
-                keep = max(claim, key=lambda q: (old_size[q], -q))
-                numbers[largest], made[largest] = int(keep), "merged"
-                parents[largest] = sorted(int(q) for q in claim)
-                for q in claim:
-                    kind[q] = "survived" if q == keep else "merged"
-            else:
-                numbers[largest] = int(o)
-                made[largest] = made.get(largest, "survived")
-                kind.setdefault(o, "survived")
+        largest = part.loc[o].idxmax()
+        if o in survivors or part.at[o, largest] < KEEP_PART or numbers.get(largest) == o:
+            continue
+        if largest in numbers:  # into a cluster that kept another old topic's number
+            kind[o], made[largest] = "merged", "merged"
+            parents[largest] = sorted({*parents.get(largest, []), int(o)})
+            continue
+        claim = [q for q in counts.index if q not in survivors and part.at[q, largest] >= KEEP_PART]
+        keep = max(claim, key=lambda q: (old_size[q], -q))
+        numbers[largest] = int(keep)
+        kind.setdefault(keep, "survived")
+        if len(claim) >= 2:  # a merge: the largest old topic's number
+            made[largest], parents[largest] = "merged", sorted(int(q) for q in claim)
+            for q in claim:
+                kind[q] = kind[q] if q == keep else "merged"
+        else:
+            made.setdefault(largest, "survived")
+            parents.setdefault(largest, [int(o)])
     for o in counts.index:
         kind.setdefault(int(o), "retired")
     fresh = [n for n in new_size.sort_values(ascending=False, kind="stable").index]
