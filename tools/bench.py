@@ -41,6 +41,10 @@ Prints, for the config's corpus, measured side by side in one run:
 - figures (--figure-sizes 10000,100000): `topicmap figure` on N papers made as the map's are:
           seconds, peak memory and each file's MB: one map with the themes' or the topics'
           labels, a panel per venue (tools/bench_figures.py; runs alone, without the others).
+- report (--report-sizes history,wide): the report (index.html) of 21,000 papers of 8 venues
+          over 39 years and of 47,000 papers of 25 venues, relabelled from ../shared/corpora:
+          its MB and its load from disk in headless Chromium beside a page of plotly.js alone
+          (tools/bench_report.py; runs alone, without the other sections).
 - serve (--serve-sizes 10000,100000, the config's output_dir a finished build): topicmap
           serve's start to first answer, /api/search at those sizes and /api/place (medians of
           20), and the 20 rewritten abstracts' hit rate among the 9,673 papers
@@ -75,6 +79,7 @@ import bench_map  # noqa: E402  (beside this file)
 import bench_modes  # noqa: E402  (beside this file)
 import bench_ray  # noqa: E402  (beside this file)
 import bench_ray_scaling  # noqa: E402  (beside this file)
+import bench_report  # noqa: E402  (beside this file)
 import bench_sample  # noqa: E402  (beside this file)
 import bench_serve  # noqa: E402  (beside this file)
 import bench_stage  # noqa: E402  (beside this file)
@@ -349,6 +354,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--figure-sizes", default="", help="figure papers, e.g. 10000,100000")
     parser.add_argument(
+        "--report-sizes",
+        default="",
+        help="report cases: history (21,000 papers, 8 venues, 39 "
+        "years), wide (47,000 papers, 25 venues), e.g. history,wide",
+    )
+    parser.add_argument(
         "--ray-sizes", default="", help="papers for the engines side by side, e.g. 10000,30000"
     )
     parser.add_argument(
@@ -369,6 +380,9 @@ def _alone(args: argparse.Namespace) -> None:
         sizes = [int(s) for s in args.figure_sizes.split(",")]
         results["figures"] = bench_figures.bench_figures(sizes)
         print("\n" + bench_figures.report(results["figures"]), flush=True)
+    if args.report_sizes:
+        results["report"] = bench_report.bench_report(args.report_sizes.split(","))
+        print("\n" + bench_report.report(results["report"]), flush=True)
     if args.serve_sizes:
         sizes = [int(s) for s in args.serve_sizes.split(",")]
         results["serve"] = bench_serve.bench_serve(args.config, sizes)
@@ -385,7 +399,7 @@ def main(argv: list[str] | None = None) -> None:
     import logging
 
     logging.basicConfig(level=logging.WARNING)
-    if args.map_sizes or args.figure_sizes or args.serve_sizes:
+    if args.map_sizes or args.figure_sizes or args.serve_sizes or args.report_sizes:
         _alone(args)
         return
     sections = set(args.sections.split(","))

@@ -267,7 +267,9 @@ def test_hostile_text_never_runs_on_the_map(tmp_path: Path, open_offline):
     assert HOSTILE_VENUE in page.text_content("#venue-key")
     # what plotly draws as SVG text shows the characters: the panel titles (venues); and so do
     # the labels over the plot: zoomed out, the theme's label; then the topics' labels
-    assert f"{HOSTILE_VENUE}  2 papers" in page.evaluate(PLOTLY_TEXT, "topic-map")
+    # (the count shortened to "2" where the header's panel is too narrow for "2 papers")
+    headers = page.evaluate(PLOTLY_TEXT, "topic-map")
+    assert any(h in (f"{HOSTILE_VENUE}  2 papers", f"{HOSTILE_VENUE}  2") for h in headers)
     assert set(_drawn_labels(page)) == {HOSTILE_THEME}  # in each venue's panel
     page.select_option("#label-mode", "topics")
     page.wait_for_timeout(300)

@@ -82,3 +82,25 @@ def years_corpus(n: int = 900, undated: int = 20, seed: int = 5) -> Built:
     sizes = synthetic.topics.set_index("topic")["size"]
     synthetic.themes["size"] = [int(sizes[list(t)].sum()) for t in synthetic.themes["topics"]]
     return _rebuild(synthetic)
+
+
+def venue_names(n: int) -> list[str]:
+    """n venue names, some long enough to test the panels' headers."""
+    long = ("Conference on Learning Representations", "Workshop on Causal Inference")
+    return [long[k % 2] + f" {k:02d}" if k % 5 == 0 else f"Venue {k:02d}" for k in range(n)]
+
+
+def n_venues(n: int, per_venue: int = 40, seed: int = 4) -> Built:
+    """n venues of about `per_venue` papers, 2020-2023, each leaning to its own topics (most of
+    its papers from the topics numbered like it), so venues share topics in groups."""
+    synthetic = corpus(n * per_venue, n_topics=30, n_themes=6, seed=seed)
+    documents, clusters = synthetic.documents, synthetic.clusters
+    topic = documents[["doc_id"]].merge(clusters[["doc_id", "topic"]])["topic"].to_numpy()
+    rng = np.random.default_rng(seed)
+    leaning = np.where(topic >= 0, topic % n, rng.integers(0, n, len(topic)))
+    venue = np.where(rng.random(len(topic)) < 0.7, leaning, rng.integers(0, n, len(topic)))
+    names = venue_names(n)
+    documents["venue"] = [names[v] for v in venue]
+    documents["conference"] = documents["venue"]
+    documents["year"] = (2020 + rng.integers(0, 4, len(topic))).astype(np.int32)
+    return _rebuild(synthetic)

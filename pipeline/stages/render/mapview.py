@@ -10,6 +10,7 @@ import pandas as pd
 
 from pipeline.config import RenderConfig
 from pipeline.neighbours import similar_papers
+from pipeline.stages.render.crowding import density_data, venue_groups
 from pipeline.stages.render.mapfiles import shard_files, shard_of
 from pipeline.stages.render.shaping import Summary, map_data, web_url
 
@@ -33,6 +34,18 @@ def similar_of(doc_ids: list[str], vectors: np.ndarray) -> Similar:
     return Similar([doc_ids[i] for i in order], neighbours, similarities)
 
 
+def add_crowding(data: dict, frame: pd.DataFrame) -> None:
+    """The map data's density layer and venue groups (crowding.py); a grouped venue is drawn in
+    its group's colour."""
+    ranges = (data["x_range"], data["y_range"])
+    data["density"] = density_data(frame, data["venues"], *ranges, data["point_size"])
+    labels = {t["id"]: t["label"] for t in data["topics"]}
+    data["venue_groups"] = venue_groups(frame, data["venues"], labels)
+    for group in data["venue_groups"] or []:
+        for v in group["venues"]:
+            data["venue_colours"][v] = group["colour"]
+
+
 def map_context(
     frame: pd.DataFrame,
     topics: pd.DataFrame,
@@ -48,6 +61,7 @@ def map_context(
     urls = [web_url(u) for u in frame["url"]]
     files, tokens = shard_files(frame, urls, shards, neighbours, similarities)
     data = map_data(frame, topics, themes, shards, tokens, neighbours.shape[1], config)
+    add_crowding(data, frame)
     context = {
         "summary": summary,
         "list_heading": "Themes and topics" if data["themes"] else "Topics",

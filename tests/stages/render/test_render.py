@@ -35,7 +35,7 @@ HOSTILE_TITLE = "<script>alert(1)</script>"
 HOSTILE_ABSTRACT = "An abstract that ends early </script><img src=x onerror=alert(1)> and goes on"
 HOSTILE_VENUE = "<b onclick=alert(1)>ICLR</b>"
 HOSTILE_PAGE_TITLE = "<i>maps</i> & <script>alert(1)</script>"
-LOCAL_FILES = {render.PLOTLY_JS, render.MAP_PLOTLY_JS, *render.MAP_SCRIPTS, "report.js"} | {
+LOCAL_FILES = {render.PLOTLY_JS, render.MAP_PLOTLY_JS, *render.ASSETS} | {
     "style.css",
     "index.html",
     "map.html",

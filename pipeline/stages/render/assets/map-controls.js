@@ -57,7 +57,7 @@
   /** Show state.filter in the topic list: its button pressed, its topics' colours as drawn. */
   function markFilter(D, state) {
     const f = state.filter;
-    for (const button of document.querySelectorAll("#topic-list button")) {
+    for (const button of document.querySelectorAll("#topic-list button[data-kind]")) {
       const on = f !== null && button.dataset.kind === f.kind && Number(button.dataset.id) === f.id;
       button.setAttribute("aria-pressed", on ? "true" : "false");
     }

@@ -267,9 +267,11 @@
     const points = traces(D, state);
     const labels = TopicMap.labels.layer(D, state, gd, layout.boxes);
     const placeRings = rings(D, state, gd, layout);
+    const density = TopicMap.density.make(D, state); // its images under the points
     function draw() {
       const data = points.build(layout.panels(), layout.axisOf);
-      return Plotly.react(gd, data, layout.build(), PLOT_CONFIG).then(() => {
+      const built = { ...layout.build(), images: density.images(layout.panels()) };
+      return Plotly.react(gd, data, built, PLOT_CONFIG).then(() => {
         labels.place(); // plotly resolves with gd: no drag ranges to pass on
         placeRings();
       });
@@ -289,10 +291,11 @@
       paperAt,
       paperColour: points.paperColour,
       reveal: (i) => reveal(D, gd, i),
+      density,
       drawn: points.drawn,
       points: points.type,
     };
   }
 
-  window.TopicMap.define("figure", ["helpers", "labels", "layout"], () => ({ make }));
+  window.TopicMap.define("figure", ["helpers", "labels", "layout", "density"], () => ({ make }));
 })();

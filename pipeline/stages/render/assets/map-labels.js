@@ -33,7 +33,7 @@
    * box's pixels, anchor: the side of the label at x ("center", "left", "right")}. */
   function placements(items, box, kind) {
     const sorted = items.slice().sort((a, b) => b.size - a.size || a.id - b.id);
-    const fontSize = kind === "themes" ? 13 : 11;
+    const fontSize = kind === "themes" && !box.grid ? 13 : 11; // a grid's panels: small
     const charWidth = fontSize * (kind === "themes" ? 0.62 : 0.56); // system-ui, roughly
     const placed = [];
     const out = [];
@@ -52,7 +52,7 @@
   /** A label's span, at its place in the panel `box` of the plot. */
   function labelSpan(label, box, kind) {
     const span = document.createElement("span");
-    span.className = `map-label ${kind === "themes" ? "theme" : "topic"}`;
+    span.className = `map-label ${kind === "themes" ? "theme" : "topic"}${box.grid ? " small" : ""}`;
     span.textContent = label.text;
     span.dataset.anchor = label.anchor;
     span.style.left = `${box.left + label.x}px`;
@@ -67,6 +67,7 @@
    */
   function layer(D, state, gd, boxes) {
     const assigned = D.DATA.topics.filter((t) => t.id >= 0);
+    const panelItems = window.TopicMap.venues.labeller(D);
     const node = document.createElement("div");
     node.id = "map-labels";
     node.setAttribute("aria-hidden", "true");
@@ -88,7 +89,8 @@
         const items = kind === "themes" ? D.DATA.themes : assigned;
         for (const shown of boxes()) {
           const box = { ...shown, ...(ranges || {}) };
-          for (const label of placements(items, box, kind)) spans.push(labelSpan(label, box, kind));
+          const own = panelItems(items, box, kind, box.grid); // map-venues.js
+          for (const label of placements(own, box, kind)) spans.push(labelSpan(label, box, kind));
         }
       }
       node.replaceChildren(...spans);
@@ -113,5 +115,5 @@
     return { ...(xr ? { xr } : {}), ...(yr ? { yr } : {}) };
   }
 
-  window.TopicMap.define("labels", ["helpers"], () => ({ layer, dragRanges }));
+  window.TopicMap.define("labels", ["helpers", "venues"], () => ({ layer, dragRanges }));
 })();

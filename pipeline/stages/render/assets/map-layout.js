@@ -107,11 +107,8 @@
     const plotWidth = () => Math.max(200, gd.clientWidth - MARGIN.l - MARGIN.r);
     const plotHeight = () => Math.max(200, gd.clientHeight - MARGIN.t - MARGIN.b);
 
-    /** The view's panels: {venue (an index, or null: all papers), name}. */
-    function panels() {
-      if (state.view === "combined") return [{ venue: null, name: "All venues" }];
-      return DATA.venues.map((name, venue) => ({ venue, name }));
-    }
+    /** The view's panels: {venue (an index, or null: all papers), name, group}. */
+    const panels = () => window.TopicMap.venues.panels(DATA, state); // map-venues.js
 
     /**
      * Each panel's visible ranges, size and offset in gd, in pixels. The ranges are those of
@@ -121,14 +118,17 @@
      */
     function boxes() {
       const shown = gd.layout || {};
-      return domains(panels().length, plotHeight()).map((domain, k) => {
+      const shownPanels = panels();
+      return domains(shownPanels.length, plotHeight()).map((domain, k) => {
         const xa = shown[`xaxis${suffix(k)}`];
         const ya = shown[`yaxis${suffix(k)}`];
         const drawn =
           xa?.range && ya?.range && same(xa.domain, domain.x) && same(ya.domain, domain.y);
         const xr = drawn ? xa.range : DATA.x_range;
         const yr = drawn ? ya.range : DATA.y_range;
-        return { xr, yr, ...pixelBox(domain, plotWidth(), plotHeight()) };
+        const venue = shownPanels[k].venue; // the labels a panel shows depend on its venue
+        const grid = shownPanels.length > 3;
+        return { xr, yr, venue, grid, ...pixelBox(domain, plotWidth(), plotHeight()) };
       });
     }
 
@@ -139,9 +139,8 @@
       return panels().map((panel, k) => {
         const counted = countText(panel.venue);
         const room = plotWidth() * (laid[k].x[1] - laid[k].x[0]);
-        const wide = (panel.name.length + counted.length + 2) * fontSize * 0.62 <= room;
         return {
-          text: `<b>${esc(panel.name)}</b>${laid.length <= 3 || wide ? `  ${counted}` : ""}`,
+          text: window.TopicMap.venues.header(DATA, panel, counted, room, fontSize),
           xref: `x${suffix(k)} domain`,
           yref: `y${suffix(k)} domain`,
           x: 0,
@@ -176,5 +175,5 @@
     return { panels, boxes, build, axisOf };
   }
 
-  window.TopicMap.define("layout", ["helpers"], () => ({ make }));
+  window.TopicMap.define("layout", ["helpers", "venues"], () => ({ make }));
 })();

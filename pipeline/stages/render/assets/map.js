@@ -197,7 +197,9 @@
 
   const actions = { draw, select, search, place, setFilter, setView, setHighlight, setYears };
   controls.buildToolbar(D, state, actions);
-  controls.buildTopicList(D, actions);
+  TopicMap.tree.build(D, state, gd, actions); // the topic tree (map-tree.js)
+  figure.density.bind(draw); // the density layer's box (map-density.js)
+  TopicMap.venues.buildGroups(D, state, actions); // venue groups' legend (map-venues.js)
   update().then(async () => {
     controls.bindPlotEvents(D, state, gd, { figure, panel, select });
     await applyHash();
