@@ -8,6 +8,9 @@ it from disk in headless Chromium as the browser tests do and measures:
 - search: a search answered once the shards are loaded (median of 3 words);
 - click:  a click on a point to the panel showing its abstract and five neighbours (cold: the
           paper's shard not loaded yet; median of 3 papers);
+- brush:  a year range set (as the histogram's brush and its sliders set it) to the map redrawn
+          and the histogram and counts updated (median of 3 ranges); recolour: the colouring
+          changed (by year, by venue, by topic) to the map redrawn (median of the 3);
 - bytes:  the folder's bytes per paper beyond plotly.js's two bundles (map.html, shards, assets),
           and console errors and requests outside the folder.
 
@@ -179,6 +182,29 @@ POINT_AT = """(i) => {
 }"""
 
 
+# seconds from a year range (or a colouring) set to the map redrawn, as the histogram's brush and
+# the colour select set them (the page's own actions, awaited)
+TIMED_ACTION = """async ([action, args]) => {
+    const map = window.TopicMap.instance;
+    const t = performance.now();
+    await map[action](...args);
+    return (performance.now() - t) / 1000;
+}"""
+
+
+def _brush_and_recolour(page) -> dict:
+    """Median seconds of three year ranges and of three colourings, each to the map redrawn."""
+    years = page.evaluate("window.TopicMap.instance.data.DATA.years.years")
+    ranges = [(years[1], years[-2]), (years[0], years[1]), (years[-2], years[-1])]
+    brush = [page.evaluate(TIMED_ACTION, ["setYears", list(r)]) for r in ranges]
+    page.evaluate(TIMED_ACTION, ["setYears", [years[0], years[-1]]])
+    colours = [page.evaluate(TIMED_ACTION, ["setColour", [c]]) for c in ("year", "venue", "topic")]
+    return {
+        "brush_s": round(statistics.median(brush), 3),
+        "recolour_s": round(statistics.median(colours), 3),
+    }
+
+
 def _open(browser, folder: Path, timeout_ms: int) -> tuple[object, object, list, float]:
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     page = context.new_page()
@@ -237,6 +263,7 @@ def measure(folder: Path, n: int, timeout_ms: int = 300_000) -> dict:
         clicks = [_click_s(page, i) for i in (n // 3, n // 2, 2 * n // 3)]
         page.keyboard.press("Escape")
         zoom_s = page.evaluate(TIMED_ZOOM)
+        brushing = _brush_and_recolour(page)
         started = time.perf_counter()
         page.evaluate(TIMED_SEARCH, "learning")  # the first search loads every shard
         text_s = time.perf_counter() - started
@@ -251,6 +278,7 @@ def measure(folder: Path, n: int, timeout_ms: int = 300_000) -> dict:
         "search_hits": [int(s[1]) for s in searches],
         "click_s": round(statistics.median(c for c in clicks if c is not None), 3),
         "zoom_s": round(zoom_s, 3),
+        **brushing,
         "js_heap_mb": round(memory / 2**20),
         "problems": problems,
         # the machine's 1-minute load average as the measuring began and ended: other work
@@ -305,6 +333,7 @@ def report(rows: list[dict]) -> str:
             f"points drawn {r['draw_s']} s, all text loaded {r['text_s']} s, search "
             f"{r['search_s']} s ({r['search_hits']} hits), click to panel {r['click_s']} s, "
             f"zoom {r['zoom_s']} s, "
+            f"year brush {r['brush_s']} s, recolour {r['recolour_s']} s, "
             f"JS heap {r['js_heap_mb']} MB, errors/outside requests: {len(r['problems'])}; "
             f"load {r['load'][0]}-{r['load'][1]}"
         )

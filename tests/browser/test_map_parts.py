@@ -37,7 +37,10 @@ def test_each_script_adds_one_part_and_the_namespace_is_fixed(site: Path, browse
     page.wait_for_function("() => document.getElementById('topic-map').dataset.ready === 'true'")
     assert errors == []
     parts = page.evaluate("Object.keys(window.TopicMap)")
-    roles = "helpers data search venues labels layout density figure panel controls tree instance"
+    roles = (
+        "helpers data search venues labels layout density colour figure panel controls tree "
+        "years link instance"
+    )
     assert parts == roles.split()
     assert len(parts) == len(render.MAP_SCRIPTS)  # one part a script
     replaced = page.evaluate(

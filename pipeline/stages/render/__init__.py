@@ -47,8 +47,9 @@ ASSETS_DIR = Path(__file__).parent / "assets"
 # the map's scripts, one part of the TopicMap namespace each, in the order map.html loads them
 # (each part needs only those before it, map-helpers.js checks): the namespace and shared
 # helpers, the data and text shards, the text search, the venue panels' order, headers and
-# labels, the labels over the plot, the panels' layout, the density layer, the figure, the
-# side panel, the controls, the topic tree, then the page's state and actions
+# labels, the labels over the plot, the panels' layout, the density layer, the colourings by
+# venue, track and year, the figure, the side panel, the controls, the topic tree, the year
+# histogram, the state in the link, then the page's state and actions
 MAP_SCRIPTS = (
     "map-helpers.js",
     "map-data.js",
@@ -57,10 +58,13 @@ MAP_SCRIPTS = (
     "map-labels.js",
     "map-layout.js",
     "map-density.js",
+    "map-colour.js",
     "map-draw.js",
     "map-panel.js",
     "map-controls.js",
     "map-tree.js",
+    "map-years.js",
+    "map-state.js",
     "map.js",
 )
 ASSETS = (*MAP_SCRIPTS, "report.js", "report-years.js", "style.css")

@@ -80,11 +80,7 @@
 
   /** The label select (themes only where the map has them) and the colour select's key. */
   function buildSelects(D, state, actions) {
-    byId("colour-by").addEventListener("change", (e) => {
-      state.colour = e.target.value;
-      byId("venue-key").classList.toggle("shown", state.colour === "venue");
-      actions.draw();
-    });
+    byId("colour-by").addEventListener("change", (e) => actions.setColour(e.target.value));
     const labels = byId("label-mode");
     if (D.themes.size === 0) {
       for (const option of [...labels.options]) {

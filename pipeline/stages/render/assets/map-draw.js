@@ -71,11 +71,12 @@
   /**
    * The papers' colours as drawn now: {recolour(), paperColour(i), pointColours(papers)}. By
    * topic, each paper's is its step's (`stepOfTopic`: each assigned topic's colour as drawn
-   * now, then the unassigned papers'); by venue, its venue's; grey for the other venues while
-   * one is highlighted.
+   * now, then the unassigned papers'); by venue, track or year, its own (map-colour.js); grey
+   * for the other venues while one is highlighted.
    */
   function colouring(D, state, assigned, stepOfTopic) {
     const DATA = D.DATA;
+    const schemes = window.TopicMap.colour.schemes(D);
     let topicColours = [];
     const recolour = () => {
       topicColours = [...assigned.map((t) => topicColourOf(state, t)), DATA.colours.unassigned];
@@ -85,15 +86,17 @@
     function paperColour(i) {
       const h = state.view === "combined" ? state.highlight : null;
       if (h !== null && D.venue[i] !== h) return DATA.colours.other_venues;
-      if (state.colour === "venue") return DATA.venue_colours[D.venue[i]];
-      return topicColours[stepOfTopic[i]];
+      const scheme = schemes.get(state.colour);
+      return scheme ? scheme.colours[scheme.of[i]] : topicColours[stepOfTopic[i]];
     }
 
-    /** The papers' colours for plotly: each topic's (or venue's) one RGBA array, shared. */
+    /** The papers' colours for plotly: each topic's (venue's, track's, year's) one RGBA
+     * array, shared. */
     function pointColours(papers) {
-      const byVenue = state.colour === "venue";
-      const colours = (byVenue ? DATA.venue_colours : topicColours).map(rgba);
-      return Array.from(papers, (i) => colours[byVenue ? D.venue[i] : stepOfTopic[i]]);
+      const scheme = schemes.get(state.colour);
+      const colours = (scheme ? scheme.colours : topicColours).map(rgba);
+      const of = scheme ? scheme.of : stepOfTopic;
+      return Array.from(papers, (i) => colours[of[i]]);
     }
 
     recolour();
@@ -297,5 +300,7 @@
     };
   }
 
-  window.TopicMap.define("figure", ["helpers", "labels", "layout", "density"], () => ({ make }));
+  window.TopicMap.define("figure", ["helpers", "labels", "layout", "colour", "density"], () => ({
+    make,
+  }));
 })();

@@ -21,7 +21,7 @@
     view: DATA.venue_layout === "single" ? "combined" : "venues", // or "combined"
     highlight: null, // the venue coloured over the others in grey (combined view), or null
     years: null, // {from, to}: the year range kept (papers without a year kept too); null: all
-    colour: "topic", // or "venue"
+    colour: "topic", // or "venue", "track", "year" (map-colour.js)
     labels: "auto", // "auto" | "themes" | "topics" | "off"
     query: "",
     mode: "words", // the search box's: "words" (in the text) or "meaning" (served only)
@@ -37,20 +37,33 @@
   };
 
   const figure = TopicMap.figure.make(D, state, gd);
-  const draw = figure.draw;
+  const link = TopicMap.link;
+  let linked = false; // the link is written once it has been read (applyHash)
+  const remember = () => {
+    if (linked) link.write(D, state);
+  };
+  let restoring = false; // while a link is read: one draw at its end, not one per field
+  const draw = () => (restoring ? Promise.resolve() : figure.draw().then(remember));
   const panel = TopicMap.panel.make(D, state, { select: (i, focus) => select(i, focus) });
+  const histogram = TopicMap.years.make(D, state, { setYears: (from, to) => setYears(from, to) });
 
-  function keeps(i) {
-    const f = state.filter;
+  function inYears(i) {
     const y = state.years;
     const year = D.year[i];
+    return y === null || year === 0 || (year >= y.from && year <= y.to);
+  }
+
+  /** Whether paper i is kept by all but the year range: the search, the topic list. */
+  function keepsBesidesYears(i) {
+    const f = state.filter;
     if (state.hits !== null && !state.hits[i]) return false;
-    if (y !== null && year !== 0 && (year < y.from || year > y.to)) return false;
     if (f === null) return true;
     if (f.kind === "topic") return D.topic[i] === f.id;
     const topic = D.topics.get(D.topic[i]);
     return !!topic && topic.theme === f.id;
   }
+
+  const keeps = (i) => inYears(i) && keepsBesidesYears(i);
 
   /** The kept papers (state.active) and their count, the list of them, the map. */
   function update() {
@@ -73,6 +86,8 @@
     node.dataset.count = String(n);
     state.page = 0;
     panel.listMatches();
+    const others = state.query !== "" || state.filter !== null;
+    if (histogram) histogram.show(others ? keepsBesidesYears : null); // bars of what they keep
     return draw();
   }
 
@@ -82,10 +97,12 @@
     state.selected = i;
     if (i === null) {
       panel.closePaper();
+      remember();
       if (focus) byId("search").focus();
       return figure.placeRings();
     }
     if (!(await panel.showPaper(i))) return undefined;
+    remember();
     if (focus) byId("paper-title").focus({ preventScroll: true });
     await figure.reveal(i);
     return figure.placeRings();
@@ -179,23 +196,62 @@
     const low = Math.min(from, to);
     const high = Math.max(from, to);
     state.years = low <= all[0] && high >= all[all.length - 1] ? null : { from: low, to: high };
+    if (histogram) histogram.mark();
     return update();
   }
 
-  async function applyHash() {
-    const params = new URLSearchParams(window.location.hash.slice(1));
-    if (params.get("view") === "combined") await setView("combined");
-    for (const kind of ["topic", "theme"]) {
-      const id = Number(params.get(kind));
-      const known = kind === "topic" ? D.topics : D.themes;
-      if (params.has(kind) && known.has(id)) await setFilter({ kind, id }, false);
-    }
-    if (params.has("paper") && D.indexById.has(params.get("paper"))) {
-      await select(D.indexById.get(params.get("paper")));
-    }
+  /** Colour the papers by "topic", "venue", "track" or "year" (map-colour.js), with its key. */
+  function setColour(colour) {
+    state.colour = colour;
+    byId("colour-by").value = colour;
+    TopicMap.colour.showKey(D, state);
+    return draw();
   }
 
-  const actions = { draw, select, search, place, setFilter, setView, setHighlight, setYears };
+  /** Show what the link holds (map-state.js): its fields, each where the map can show it,
+   * drawn once. */
+  async function applyHash() {
+    const wanted = link.read(D);
+    restoring = true;
+    try {
+      await restore(wanted);
+    } finally {
+      restoring = false;
+    }
+    if (Object.keys(wanted).some((field) => field !== "paper")) await update();
+    if (wanted.paper !== undefined) await select(wanted.paper);
+  }
+
+  async function restore(wanted) {
+    if (wanted.view) await setView(wanted.view);
+    if (wanted.venue !== undefined) await setHighlight(wanted.venue);
+    if (wanted.colour && byId("colour-by").querySelector(`option[value="${wanted.colour}"]`)) {
+      await setColour(wanted.colour);
+    }
+    const { years } = wanted;
+    if (years && DATA.years.years.length > 1) await setYears(years.from, years.to);
+    if (wanted.mode) {
+      state.mode = wanted.mode;
+      byId("search-mode").value = wanted.mode;
+    }
+    if (wanted.query) {
+      byId("search").value = wanted.query;
+      await search(wanted.query);
+    }
+    if (wanted.filter) await setFilter(wanted.filter, false);
+  }
+
+  const actions = {
+    draw,
+    select,
+    search,
+    place,
+    setFilter,
+    setView,
+    setHighlight,
+    setYears,
+    setColour,
+  };
   controls.buildToolbar(D, state, actions);
   TopicMap.tree.build(D, state, gd, actions); // the topic tree (map-tree.js)
   figure.density.bind(draw); // the density layer's box (map-density.js)
@@ -203,10 +259,13 @@
   update().then(async () => {
     controls.bindPlotEvents(D, state, gd, { figure, panel, select });
     await applyHash();
+    linked = true;
+    remember();
     window.addEventListener("hashchange", applyHash);
     gd.dataset.ready = "true";
   });
-  TopicMap.define("instance", ["data", "search", "figure", "panel", "controls"], () => ({
+  const parts = ["data", "search", "figure", "panel", "controls", "years", "link"];
+  TopicMap.define("instance", parts, () => ({
     data: D,
     state,
     figure,
