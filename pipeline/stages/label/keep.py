@@ -130,10 +130,13 @@ def joined_themes(
         similarity = matrix @ centres[topic] if ids else np.zeros(0)
         if len(ids) and similarity.max() >= loosest:
             theme = ids[int(similarity.argmax())]
-        else:  # a theme of its own, named as its topic
+        else:  # a theme of its own, named as its topic (in the nearest theme's groups above)
             theme = max([*members, -1]) + 1
             row = topics[topics["topic"] == topic].iloc[0]
-            rows.append({"theme": theme, "label": row["label"], "terms": list(row["terms"])})
+            nearest = ids[int(similarity.argmax())] if len(ids) else None
+            like = next((r for r in rows if r["theme"] == nearest), rows[0] if rows else {})
+            new = {"theme": theme, "label": row["label"], "terms": list(row["terms"])}
+            rows.append({**like, **new})
             members[theme] = []
         theme_of[topic] = theme
         members[theme].append(topic)
