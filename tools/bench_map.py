@@ -8,6 +8,9 @@ it from disk in headless Chromium as the browser tests do and measures:
 - search: a search answered once the shards are loaded (median of 3 words);
 - click:  a click on a point to the panel showing its abstract and five neighbours (cold: the
           paper's shard not loaded yet; median of 3 papers);
+- select: a box drawn round a tenth of the papers (box select, a real mouse drag) to the list
+          beside the map counted and the map redrawn, and to its first titles; then exporting
+          those papers as CSV (their text shards loaded first) and as BibTeX;
 - brush:  a year range set (as the histogram's brush and its sliders set it) to the map redrawn
           and the histogram and counts updated (median of 3 ranges); recolour: the colouring
           changed (by year, by venue, by topic) to the map redrawn (median of the 3);
@@ -182,6 +185,77 @@ POINT_AT = """(i) => {
 }"""
 
 
+# a square about the middle of the map holding about a tenth of the papers: its corners in
+# page pixels, and the papers inside
+TENTH_BOX = """() => {
+    const gd = document.getElementById('topic-map'), D = window.TopicMap.instance.data;
+    const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
+    const [cx, cy] = [(xa.range[0] + xa.range[1]) / 2, (ya.range[0] + ya.range[1]) / 2];
+    const inside = (h) => { let n = 0; for (let i = 0; i < D.N; i++)
+        if (Math.abs(D.x[i] - cx) <= h && Math.abs(D.y[i] - cy) <= h) n++; return n; };
+    let [low, high] = [0, Math.abs(xa.range[1] - xa.range[0])];
+    for (let step = 0; step < 30; step++) {
+        const h = (low + high) / 2;
+        if (inside(h) < D.N / 10) low = h; else high = h;
+    }
+    const box = gd.getBoundingClientRect(), h = (low + high) / 2;
+    const px = (x) => box.left + xa._offset + xa.l2p(x);
+    const py = (y) => box.top + ya._offset + ya.l2p(y);
+    return {x0: px(cx - h), y0: py(cy + h), x1: px(cx + h), y1: py(cy - h), papers: inside(h)};
+}"""
+# when the mouse is released, when the list's counts change (update(), before the draw) and
+# when plotly last drew the map (plotly_afterplot: its own selection's, then the redraw's)
+SELECTION_WATCH = """() => { const w = window.__select = {};
+    const now = () => performance.now();
+    window.addEventListener('mouseup', () => { w.up = now(); }, {capture: true, once: true});
+    new MutationObserver((_, seen) => { w.counted = now(); seen.disconnect(); })
+        .observe(document.getElementById('list-counts'), {childList: true});
+    document.getElementById('topic-map').on('plotly_afterplot', () => { w.drawn = now(); });
+}"""
+SELECTION_LISTED = """() => {
+    const m = window.TopicMap.instance, titles = document.querySelectorAll('#match-list .nb-title');
+    return m.state.selection !== null && !!document.querySelector('#list-counts dl')
+        && titles.length > 0 && !document.getElementById('match-list').hasAttribute('aria-busy');
+}"""
+TIMED_EXPORT = """async (format) => {
+    const t = performance.now();
+    const text = await window.TopicMap.instance.lists.exportList(format);
+    return [performance.now() - t, text.length];
+}"""
+
+
+def _select_and_export(page) -> dict:
+    """A box drawn round a tenth of the papers (a real mouse drag in box-select mode): seconds
+    from releasing the mouse to the list's counts shown and the map redrawn (the page's own
+    clock), and to the list's first 50 titles shown (their text shards loaded); then its export
+    as CSV (the shards not loaded before) and as BibTeX."""
+    page.click("#drag-mode [data-drag=select]")
+    box = page.evaluate(TENTH_BOX)
+    page.evaluate(SELECTION_WATCH)
+    page.mouse.move(box["x0"], box["y0"])
+    page.mouse.down()
+    page.mouse.move(box["x1"], box["y1"], steps=6)
+    started = time.perf_counter()
+    page.mouse.up()
+    page.wait_for_function(SELECTION_LISTED, polling=10, timeout=60_000)
+    titled_s = time.perf_counter() - started
+    watched = page.evaluate("window.__select")
+    selected = page.evaluate("+document.getElementById('match-count').dataset.count")
+    csv_ms, csv_chars = page.evaluate(TIMED_EXPORT, "csv")
+    bib_ms, _ = page.evaluate(TIMED_EXPORT, "bibtex")
+    page.click("#clear-selection")
+    page.click("#drag-mode [data-drag=pan]")
+    return {
+        "select_s": round((max(watched["drawn"], watched["counted"]) - watched["up"]) / 1000, 3),
+        "select_counted_s": round((watched["counted"] - watched["up"]) / 1000, 3),
+        "select_titled_s": round(titled_s, 3),
+        "selected": [int(box["papers"]), int(selected)],
+        "csv_s": round(csv_ms / 1000, 3),
+        "csv_mb": round(csv_chars / 2**20, 1),
+        "bibtex_s": round(bib_ms / 1000, 3),
+    }
+
+
 # seconds from a year range (or a colouring) set to the map redrawn, as the histogram's brush and
 # the colour select set them (the page's own actions, awaited)
 TIMED_ACTION = """async ([action, args]) => {
@@ -263,6 +337,7 @@ def measure(folder: Path, n: int, timeout_ms: int = 300_000) -> dict:
         clicks = [_click_s(page, i) for i in (n // 3, n // 2, 2 * n // 3)]
         page.keyboard.press("Escape")
         zoom_s = page.evaluate(TIMED_ZOOM)
+        selecting = _select_and_export(page)  # before the searches: no shard loaded but clicks'
         brushing = _brush_and_recolour(page)
         started = time.perf_counter()
         page.evaluate(TIMED_SEARCH, "learning")  # the first search loads every shard
@@ -278,6 +353,7 @@ def measure(folder: Path, n: int, timeout_ms: int = 300_000) -> dict:
         "search_hits": [int(s[1]) for s in searches],
         "click_s": round(statistics.median(c for c in clicks if c is not None), 3),
         "zoom_s": round(zoom_s, 3),
+        **selecting,
         **brushing,
         "js_heap_mb": round(memory / 2**20),
         "problems": problems,
@@ -333,6 +409,9 @@ def report(rows: list[dict]) -> str:
             f"points drawn {r['draw_s']} s, all text loaded {r['text_s']} s, search "
             f"{r['search_s']} s ({r['search_hits']} hits), click to panel {r['click_s']} s, "
             f"zoom {r['zoom_s']} s, "
+            f"a tenth selected {r['select_s']} s ({r['selected'][1]:,} papers; counted "
+            f"{r['select_counted_s']} s, first titles {r['select_titled_s']} s), exported as CSV "
+            f"{r['csv_s']} s ({r['csv_mb']} MB), as BibTeX {r['bibtex_s']} s, "
             f"year brush {r['brush_s']} s, recolour {r['recolour_s']} s, "
             f"JS heap {r['js_heap_mb']} MB, errors/outside requests: {len(r['problems'])}; "
             f"load {r['load'][0]}-{r['load'][1]}"

@@ -26,7 +26,7 @@ from pipeline.config import RenderConfig
 from pipeline.errors import PipelineError
 from pipeline.labels import page_title, theme_level
 from pipeline.stages.render.mapfiles import SHARD_DIR, shard_path
-from pipeline.stages.render.mapview import Similar, map_context, similar_of
+from pipeline.stages.render.mapview import Similar, build_key, map_context, similar_of
 from pipeline.stages.render.report import report_context
 from pipeline.stages.render.shaping import (
     Summary,
@@ -48,8 +48,9 @@ ASSETS_DIR = Path(__file__).parent / "assets"
 # (each part needs only those before it, map-helpers.js checks): the namespace and shared
 # helpers, the data and text shards, the text search, the venue panels' order, headers and
 # labels, the labels over the plot, the panels' layout, the density layer, the colourings by
-# venue, track and year, the figure, the side panel, the controls, the topic tree, the year
-# histogram, the state in the link, then the page's state and actions
+# venue, track and year, the figure, the side panel, the controls, the topic tree,
+# the year histogram, the state in the link, exporting a list, the reading list, selecting
+# and the list's tools, then the page's state and actions
 MAP_SCRIPTS = (
     "map-helpers.js",
     "map-data.js",
@@ -65,6 +66,9 @@ MAP_SCRIPTS = (
     "map-tree.js",
     "map-years.js",
     "map-state.js",
+    "map-export.js",
+    "map-reading.js",
+    "map-select.js",
     "map.js",
 )
 ASSETS = (*MAP_SCRIPTS, "report.js", "report-years.js", "style.css")
@@ -137,6 +141,7 @@ def map_page(
     elif similar.doc_ids != frame["doc_id"].tolist():
         raise PipelineError("the embeddings do not hold the clustered papers: rerun make")
     mapped, shards = map_context(frame, topics, themes, similar, summary, config)
+    mapped["data"]["build_key"] = build_key(title)  # the reading list's key (map-reading.js)
     page = render_template(
         MAP_PAGE, page="map", scripts=MAP_SCRIPTS, title=title, report_name=report_name, **mapped
     )

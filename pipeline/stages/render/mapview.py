@@ -3,6 +3,7 @@ heading, and the text shards (mapfiles.py) beside the page."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +33,13 @@ def similar_of(doc_ids: list[str], vectors: np.ndarray) -> Similar:
     order = np.argsort(np.asarray(doc_ids, dtype=object), kind="stable")
     neighbours, similarities = similar_papers(np.asarray(vectors)[order], N_NEIGHBOURS)
     return Similar([doc_ids[i] for i in order], neighbours, similarities)
+
+
+def build_key(title: str) -> str:
+    """The map's identity for what a browser keeps of it (the reading list, map-reading.js):
+    a digest of the page's title (the configured one, or the one made from the venues and
+    years), so maps of other corpora keep their own lists and a rebuild of the same keeps its."""
+    return hashlib.sha1(title.encode("utf-8")).hexdigest()[:12]
 
 
 def add_crowding(data: dict, frame: pd.DataFrame) -> None:

@@ -49,7 +49,7 @@
    * A shard's inflated bytes -> {url, nn, sim, body, lower, starts}: a JSON line, then the
    * body, `title 0x1f abstract 0x1e` per paper, kept as UTF-8 bytes (outside the JavaScript
    * heap: a million abstracts would not fit in it as strings), with its ASCII letters
-   * lowercased for search, and where each paper starts.
+   * lowercased for search (made at the first search), and where each paper starts.
    */
   function parseShard(bytes, n, nn) {
     const end = bytes.indexOf(10);
@@ -68,9 +68,22 @@
     if (at !== body.length || !sized || text.nn.length !== n * nn || text.sim.length !== n * nn) {
       throw new Error(NOT_THIS_MAP);
     }
-    const lower = body.slice();
-    for (let i = 0; i < lower.length; i++) if (lower[i] >= 65 && lower[i] <= 90) lower[i] += 32;
-    return { url: text.url, nn: text.nn, sim: text.sim, body, lower, starts };
+    let lower = null; // made at the first search: a shard loaded for its titles needs none
+    return {
+      url: text.url,
+      nn: text.nn,
+      sim: text.sim,
+      body,
+      starts,
+      get lower() {
+        if (lower === null) {
+          lower = body.slice();
+          for (let i = 0; i < lower.length; i++)
+            if (lower[i] >= 65 && lower[i] <= 90) lower[i] += 32;
+        }
+        return lower;
+      },
+    };
   }
 
   /** The page's tables and per-paper typed arrays; the doc_ids and their index made lazily. */

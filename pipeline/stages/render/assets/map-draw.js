@@ -17,7 +17,7 @@
     displaylogo: false,
     responsive: true,
     scrollZoom: true,
-    modeBarButtonsToRemove: ["select2d", "lasso2d", "toImage"],
+    modeBarButtonsToRemove: ["toImage"], // box and lasso select: map-select.js
   };
 
   function webgl() {

@@ -12,6 +12,7 @@
   const HEADER_PX = 24; // the gap above a grid row, for its panels' headers
   const MARGIN = { l: 8, r: 8, t: 30, b: 8 };
   const FONT = "system-ui, -apple-system, Segoe UI, Roboto, sans-serif";
+  let layoutsBuilt = 0; // each layout built a new selectionrevision
 
   /** Axis k's name suffix: "" for the first panel's x and y, then "2", "3", ... */
   const suffix = (k) => (k === 0 ? "" : String(k + 1));
@@ -161,7 +162,9 @@
         margin: MARGIN,
         showlegend: false,
         hovermode: "closest",
-        dragmode: "pan",
+        dragmode: state.dragmode || "pan", // "select" or "lasso": map-select.js
+        // no plotly selection kept through a redraw: a box or lasso is state.selection's
+        selectionrevision: ++layoutsBuilt,
         plot_bgcolor: DATA.colours.plot,
         paper_bgcolor: DATA.colours.paper,
         uirevision: state.view,

@@ -62,6 +62,7 @@
       button.addEventListener("click", () => actions.select(i, true));
       const item = el("li");
       item.append(button);
+      if (actions.star) item.append(actions.star(i, shortTitle(i) || D.ids[i]));
       return item;
     }
 
@@ -146,14 +147,20 @@
     });
   }
 
-  /** The list of the papers kept (state.active), page `state.page`: listMatches(). */
-  function matches(D, state, row) {
+  /** The list of the papers kept (state.active), or the reading list while it is open
+   * (state.reading), page `state.page`: listMatches(); actions.listed(papers) first. */
+  function matches(D, state, row, actions) {
     let listSeq = 0;
 
     async function listMatches() {
       const kept = [];
-      if (state.ranking !== null) {
+      if (state.reading) {
+        kept.push(...state.reading); // the reading list (map-select.js)
+      } else if (state.ranking !== null) {
         for (const i of state.ranking.order) if (state.active[i]) kept.push(i); // best first
+      } else if (state.selection !== null) {
+        // a selection by topic, as its text shards hold it: a page of it loads a shard or two
+        for (const members of D.members) for (const i of members) if (state.active[i]) kept.push(i);
       } else if (state.active !== null) {
         for (let i = 0; i < D.N; i++) if (state.active[i]) kept.push(i);
       }
@@ -162,9 +169,12 @@
       const first = state.page * PAGE;
       const shown = kept.slice(first, first + PAGE);
       const seq = ++listSeq;
+      if (actions.listed) actions.listed(kept); // its name and counts now, its titles once loaded
+      byId("match-list").setAttribute("aria-busy", "true");
       await D.loadPapers(shown);
       if (seq !== listSeq) return;
-      byId("match-box").hidden = kept.length === 0;
+      byId("match-list").removeAttribute("aria-busy");
+      byId("match-box").hidden = kept.length === 0 && !state.reading;
       byId("match-list").replaceChildren(
         ...shown.map((i) => row.paperButton(i, "match", similarityText(state, i), null)),
       );
@@ -250,7 +260,7 @@
   /** The panel over data D and the page's state; actions.select(i, focus) opens a paper. */
   function make(D, state, actions) {
     const row = rows(D, state, actions);
-    const listMatches = matches(D, state, row);
+    const listMatches = matches(D, state, row, actions);
     return {
       ...detail(D, state, row),
       listMatches,

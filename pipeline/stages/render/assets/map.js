@@ -30,10 +30,14 @@
     placed: null, // an abstract placed by the server: {x, y, neighbours (indices)}
     filter: null, // {kind: "topic" | "theme", id}
     active: null, // Uint8Array: 1 for the papers the search and the filter keep; null: all
+    selection: null, // Uint8Array: 1 for the papers a box or lasso took (map-select.js); null
+    reading: null, // the reading list's papers (indices) while the panel lists it; null: closed
+    dragmode: "pan", // what a drag on the plot does: "pan", "select" (a box) or "lasso"
     selected: null,
     neighbours: [], // the selected paper's similar papers, ringed on the map
     page: 0, // the page of the kept papers listed
     zoomedIn: false,
+    zoom: 1, // the share of the map's width shown
   };
 
   const figure = TopicMap.figure.make(D, state, gd);
@@ -44,7 +48,18 @@
   };
   let restoring = false; // while a link is read: one draw at its end, not one per field
   const draw = () => (restoring ? Promise.resolve() : figure.draw().then(remember));
-  const panel = TopicMap.panel.make(D, state, { select: (i, focus) => select(i, focus) });
+  const reading = TopicMap.reading.make(D);
+  const panel = TopicMap.panel.make(D, state, {
+    select: (i, focus) => select(i, focus),
+    star: reading.starBox,
+    listed: (papers) => lists.listed(papers),
+  });
+  const lists = TopicMap.selection.make(D, state, gd, {
+    update: () => update(),
+    relist: () => panel.listMatches(),
+    select: (i) => select(i),
+    reading,
+  });
   const histogram = TopicMap.years.make(D, state, { setYears: (from, to) => setYears(from, to) });
 
   function inYears(i) {
@@ -57,6 +72,7 @@
   function keepsBesidesYears(i) {
     const f = state.filter;
     if (state.hits !== null && !state.hits[i]) return false;
+    if (state.selection !== null && !state.selection[i]) return false;
     if (f === null) return true;
     if (f.kind === "topic") return D.topic[i] === f.id;
     const topic = D.topics.get(D.topic[i]);
@@ -67,7 +83,12 @@
 
   /** The kept papers (state.active) and their count, the list of them, the map. */
   function update() {
-    const filtered = state.query !== "" || state.filter !== null || state.years !== null;
+    const filtered =
+      state.query !== "" ||
+      state.filter !== null ||
+      state.years !== null ||
+      state.selection !== null;
+    state.reading = null; // the list follows what the map keeps
     let n = D.N;
     state.active = null;
     if (filtered) {
@@ -86,7 +107,7 @@
     node.dataset.count = String(n);
     state.page = 0;
     panel.listMatches();
-    const others = state.query !== "" || state.filter !== null;
+    const others = state.query !== "" || state.filter !== null || state.selection !== null;
     if (histogram) histogram.show(others ? keepsBesidesYears : null); // bars of what they keep
     return draw();
   }
@@ -102,6 +123,7 @@
       return figure.placeRings();
     }
     if (!(await panel.showPaper(i))) return undefined;
+    reading.showPaper(i);
     remember();
     if (focus) byId("paper-title").focus({ preventScroll: true });
     await figure.reveal(i);
@@ -177,6 +199,7 @@
       button.setAttribute("aria-pressed", button.dataset.view === view ? "true" : "false");
     }
     state.zoomedIn = false;
+    state.zoom = 1;
     if (view !== "combined") setHighlight(null, false);
     return draw();
   }
@@ -255,20 +278,23 @@
   controls.buildToolbar(D, state, actions);
   TopicMap.tree.build(D, state, gd, actions); // the topic tree (map-tree.js)
   figure.density.bind(draw); // the density layer's box (map-density.js)
-  TopicMap.venues.buildGroups(D, state, actions); // venue groups' legend (map-venues.js)
+  TopicMap.venues.buildGroups(D, state, actions); // venue groups' choice and legend
   update().then(async () => {
     controls.bindPlotEvents(D, state, gd, { figure, panel, select });
+    lists.bind();
     await applyHash();
     linked = true;
     remember();
     window.addEventListener("hashchange", applyHash);
     gd.dataset.ready = "true";
   });
-  const parts = ["data", "search", "figure", "panel", "controls", "years", "link"];
+  const parts = ["data", "search", "figure", "panel", "controls", "tree", "years", "link"];
   TopicMap.define("instance", parts, () => ({
     data: D,
     state,
     figure,
+    lists,
+    reading,
     ...actions,
     get indexById() {
       return D.indexById;
