@@ -88,10 +88,10 @@ MODEL_PAPERS = Schema(
         _f("weight", pa.float32()),  # in its topic's centre: how firmly it sits in the topic
     ),
 )
-# How a topic came to be (the registry's `made`): in a fit (the first, or a cluster of a refit
-# that matched no old topic), among new papers without a refit, as a part of a split old topic,
-# as the merge of old topics. What it is now (`status`): active, or split, merged or retired.
+# How a topic came to be: in the first fit, in a refit (matching no old topic), among papers
+# added without a refit, as a part of a split old topic, as the merge of old topics.
 TOPIC_MADE = ("fit", "new", "emerged", "split", "merged")
+# What a topic is now: in the model, or gone (split, merged into another, retired).
 TOPIC_STATUS = ("active", "split", "merged", "retired")
 # the saved model's topic registry (model/registry.parquet): every topic ever made, its number
 # never reused; notes: the fit_id of the model beside it and the registry's format
@@ -135,6 +135,8 @@ THEMES = Schema(
         _f("terms", pa.list_(pa.string())),
         _f("size", pa.int32()),
         _f("topics", pa.list_(pa.int32())),  # its topics, largest first
+        _f("area", pa.int32()),  # its area, the level above themes in a large corpus; else -1
+        _f("area_label", pa.string()),  # that area's label ("" without areas)
     ),
 )
 # compare: one row per (topic or theme, venue). z is null with a single venue.

@@ -30,9 +30,8 @@ Prints, for the config's corpus, measured side by side in one run:
           the driver's peak memory, the same topics and themes (tools/bench_ray_scaling.py).
 - sample (--sections sample): a model fitted on half of the 9,673 ICML + ICLR 2020-2023 papers
           against a full fit (tools/bench_sample.py).
-- topics (--sections topics): new topics without a refit (the 575 SIGGRAPH Asia papers added to
-          the 9,673 ICML + ICLR papers) and topic numbers kept across a refit (2023 added to
-          2020-2022) (tools/bench_topics.py).
+- topics (--sections topics): new topics from 575 SIGGRAPH Asia papers added to 9,673 ICML +
+          ICLR papers; topic numbers across the 2023 refit of 2020-2022 (tools/bench_topics.py).
 - scaling (--scaling): cluster, label and render at 10k/30k/100k papers made from the corpus
           with small perturbations of its embeddings: time and peak memory per stage.
 - map (--map-sizes 100000,1000000): the map page of N papers made from ../shared/corpora, opened
@@ -343,9 +342,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", type=Path, default=ROOT / "configs/default.yaml")
     parser.add_argument("--runs", type=int, default=3, help="embedding runs (median reported)")
     parser.add_argument(
-        "--sections",
-        default="embed,build",
-        help="embed,build,limit,modes,sample,ray,topics (comma list)",
+        "--sections", default="embed,build", help="embed,build,limit,modes,sample,ray,topics"
     )
     parser.add_argument("--scaling", default="", help="paper counts, e.g. 10000,30000,100000")
     parser.add_argument("--map-sizes", default="", help="map papers, e.g. 100000,1000000")
@@ -441,8 +438,7 @@ def main(argv: list[str] | None = None) -> None:
             results["sample"] = bench_sample.bench_sample(work, work / "cache")
             print("\n".join(bench_sample.report(results["sample"])), flush=True)
         if "topics" in sections:
-            results["topics"] = bench_topics.bench_topics(work, work / "cache")
-            print("\n".join(bench_topics.report(results["topics"])), flush=True)
+            results["topics"] = bench_topics.section(work)
         print("\n" + report(results))
         if args.json:
             args.json.write_text(json.dumps(results, indent=2), encoding="utf-8")

@@ -147,6 +147,13 @@ def bench_topics(work: Path, cache: Path) -> dict:
     return {"emergence": bench_emergence(work, cache), "identity": bench_identity(work, cache)}
 
 
+def section(work: Path) -> dict:
+    """The section in `make bench`: measured in `work`, printed, returned."""
+    results = bench_topics(work, work / "topics-cache")
+    print("\n".join(report(results)), flush=True)
+    return results
+
+
 def report(r: dict) -> list[str]:
     e, i = r["emergence"], r["identity"]
     lines = [

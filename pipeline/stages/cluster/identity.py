@@ -72,6 +72,37 @@ def best_one_to_one(counts: pd.DataFrame) -> list[tuple[int, int]]:
     ]
 
 
+def _splits_and_merges(part, old_size, numbers, kind, made, parents) -> None:
+    """Type the old topics that did not survive by Jaccard (and splits of those that did),
+    and pass numbers on to largest children and merges, in place."""
+    survivors = set(kind)
+    for o in part.index:
+        parts = list(part.columns[part.loc[o] >= SPLIT_PART])
+        if len(parts) >= 2:
+            kind[o] = "split"
+            for n in (n for n in parts if n not in numbers):
+                made.setdefault(n, "split")
+                parents.setdefault(n, []).append(int(o))
+        largest = part.loc[o].idxmax()
+        if o in survivors or part.at[o, largest] < KEEP_PART or numbers.get(largest) == o:
+            continue
+        if largest in numbers:  # into a cluster that kept another old topic's number
+            kind[o], made[largest] = "merged", "merged"
+            parents[largest] = sorted({*parents.get(largest, []), int(o)})
+            continue
+        claim = [q for q in part.index if q not in survivors and part.at[q, largest] >= KEEP_PART]
+        keep = max(claim, key=lambda q: (old_size[q], -q))
+        numbers[largest] = int(keep)
+        kind.setdefault(keep, "survived")
+        if len(claim) >= 2:  # a merge: the largest old topic's number
+            made[largest], parents[largest] = "merged", sorted(int(q) for q in claim)
+            for q in claim:
+                kind[q] = kind[q] if q == keep else "merged"
+        else:
+            made.setdefault(largest, "survived")
+            parents.setdefault(largest, [int(o)])
+
+
 def match_topics(old: np.ndarray, new: np.ndarray, next_number: int, clusters=()) -> Transitions:
     """Per paper both fits hold, its old topic number and its new cluster (-1: none): the
     registry number of every new cluster (those of `new` and `clusters`, which may hold only
@@ -86,32 +117,7 @@ def match_topics(old: np.ndarray, new: np.ndarray, next_number: int, clusters=()
         shared = counts.at[o, n]
         if shared / (old_size[o] + new_size[n] - shared) >= SURVIVE:
             numbers[n], kind[o], made[n], parents[n] = o, "survived", "survived", [o]
-    survivors = set(kind)
-    for o in counts.index:
-        parts = list(part.columns[part.loc[o] >= SPLIT_PART])
-        if len(parts) >= 2:
-            kind[o] = "split"
-            for n in (n for n in parts if n not in numbers):
-                made.setdefault(n, "split")
-                parents.setdefault(n, []).append(int(o))
-        largest = part.loc[o].idxmax()
-        if o in survivors or part.at[o, largest] < KEEP_PART or numbers.get(largest) == o:
-            continue
-        if largest in numbers:  # into a cluster that kept another old topic's number
-            kind[o], made[largest] = "merged", "merged"
-            parents[largest] = sorted({*parents.get(largest, []), int(o)})
-            continue
-        claim = [q for q in counts.index if q not in survivors and part.at[q, largest] >= KEEP_PART]
-        keep = max(claim, key=lambda q: (old_size[q], -q))
-        numbers[largest] = int(keep)
-        kind.setdefault(keep, "survived")
-        if len(claim) >= 2:  # a merge: the largest old topic's number
-            made[largest], parents[largest] = "merged", sorted(int(q) for q in claim)
-            for q in claim:
-                kind[q] = kind[q] if q == keep else "merged"
-        else:
-            made.setdefault(largest, "survived")
-            parents.setdefault(largest, [int(o)])
+    _splits_and_merges(part, old_size, numbers, kind, made, parents)
     for o in counts.index:
         kind.setdefault(int(o), "retired")
     fresh = [n for n in new_size.sort_values(ascending=False, kind="stable").index]
