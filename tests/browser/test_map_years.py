@@ -330,3 +330,25 @@ def test_old_links_still_open_and_a_link_the_map_cannot_show_is_ignored(years, o
     assert page.evaluate(STATE)["years"] == {"from": 2022, "to": 2022}
     assert state.errors == bad.errors == one.errors == []
     assert state.blocked == bad.blocked == one.blocked == []
+
+
+def test_many_years_have_a_scale_bar_for_a_key_and_a_bar_a_year(tmp_path, open_offline):
+    built = years_corpus(400, undated=0, seed=11)
+    documents = built.corpus.documents
+    documents["year"] = [1985 + i % 39 for i in range(len(documents))]
+    d, k, t, h = documents, built.corpus.clusters, built.corpus.topics, built.corpus.themes
+    venue_years = compare.make_venue_years(d, k, t, h, CompareConfig())
+    state = open_offline(_write(tmp_path, built.corpus, venue_years))
+    page = state.page
+    assert len(page.evaluate(BARS)) == 39
+    page.select_option("#colour-by", "year")
+    _settle(page, "() => window.TopicMap.instance.state.colour === 'year'")
+    assert page.inner_text("#colour-key.shown").split() == ["1985", "2023"]
+    background = page.eval_on_selector("#colour-key .year-scale", "n => n.style.background")
+    colours = year_colours(list(range(1985, 2024)))
+    rgb = [tuple(int(c[i : i + 2], 16) for i in (1, 3, 5)) for c in (colours[0], colours[-1])]
+    assert all(f"rgb({r}, {g}, {b})" in background for r, g, b in rgb)
+    page.focus("#year-histogram .year-handle[data-end='0']")
+    page.keyboard.press("PageUp")  # five years on
+    _settle(page, "() => window.TopicMap.instance.state.years?.from === 1990")
+    assert state.errors == [] and state.blocked == []
