@@ -20,6 +20,7 @@ from matplotlib.path import Path as Polygon
 from pipeline.config import RenderConfig
 from pipeline.stages.render import make_pages
 from tests.support.browser_site import MAP_READY, axe_violations, screenshot, serious, write_site
+from tests.support.many_venues import eight_venues
 from tests.support.synthetic_corpus import corpus
 
 pytestmark = pytest.mark.browser
@@ -149,6 +150,38 @@ def test_a_lasso_in_a_venue_panel_keeps_that_venues_papers_inside(site, open_off
         "() => document.getElementById('topic-map').layout.annotations.map(a => a.text)"
     )
     assert any(f"{len(inside)} of" in h and "ICML" in h for h in headers)
+    assert state.errors == [] and state.blocked == []
+
+
+def test_a_lasso_in_a_small_multiple_keeps_that_panels_venue(tmp_path, open_offline):
+    """Eight venues in a grid: the panel lassoed is the venue selected, wherever the grid puts
+    it (map-venues.js orders the panels)."""
+    built = eight_venues(60)
+    c = built.corpus
+    frames = (c.documents, c.embeddings, c.clusters, c.topics, c.themes, c.venue_topics)
+    pages = make_pages(*frames, c.metrics, RenderConfig(), venue_years=built.venue_years)
+    write_site(tmp_path, pages)
+    state = open_offline(tmp_path / "map.html")
+    page = state.page
+    page.evaluate(RECORD_SELECTION)
+    page.click("#drag-mode [data-drag=lasso]")
+    k = 4
+    box = page.evaluate(PANEL_BOX, k)
+    corners = [(0.05, 0.05), (0.95, 0.05), (0.95, 0.95), (0.05, 0.95), (0.05, 0.05)]
+    _drag(page, [(box["left"] + a * box["w"], box["top"] + b * box["h"]) for a, b in corners])
+    got = _selected(page)
+    venue = page.evaluate(
+        """(k) => { const m = window.TopicMap.instance;
+        return window.TopicMap.venues.panels(m.data.DATA, m.state)[k].name; }""",
+        k,
+    )
+    lasso = page.evaluate("window.__selected.lasso")
+    papers = c.documents.merge(c.clusters[["doc_id", "x", "y"]], on="doc_id").set_index("doc_id")
+    xs, ys = lasso[f"x{k + 1}"], lasso[f"y{k + 1}"]
+    within = Polygon(np.column_stack([xs, ys])).contains_points(papers[["x", "y"]].to_numpy())
+    inside = papers[within & (papers["venue"] == venue).to_numpy()]
+    assert len(inside) > 10 and got == set(inside.index)
+    assert _counts(page)["By venue"] == f"{venue} {len(inside)}"
     assert state.errors == [] and state.blocked == []
 
 

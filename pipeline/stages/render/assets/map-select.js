@@ -116,7 +116,7 @@
     if (f !== null) {
       const item = (f.kind === "topic" ? D.topics : D.themes).get(f.id);
       parts.push([
-        `${f.kind === "topic" ? "Topic" : "Theme"} “${item.label}”`,
+        `${f.kind === "topic" ? "Topic" : "Theme"} “${item ? item.label : f.id}”`,
         `${f.kind}-${f.id}`,
       ]);
     }
