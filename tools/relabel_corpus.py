@@ -47,7 +47,9 @@ def content_groups(texts: pd.Series, k: int, seed: int) -> np.ndarray:
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     words = TfidfVectorizer(stop_words="english", min_df=3, max_features=20000)
-    reduced = TruncatedSVD(50, random_state=seed).fit_transform(words.fit_transform(texts))
+    counts = words.fit_transform(texts)
+    dimensions = min(50, counts.shape[1] - 1)  # a small corpus has fewer words
+    reduced = TruncatedSVD(dimensions, random_state=seed).fit_transform(counts)
     return KMeans(k, n_init=3, random_state=seed).fit_predict(reduced)
 
 
