@@ -230,6 +230,25 @@ def test_a_topic_saves_as_csv_and_bibtex(site, open_offline):
     assert state.errors == [] and state.blocked == []
 
 
+def test_an_export_whose_text_shard_is_missing_says_so(tmp_path, open_offline):
+    built = corpus(N)
+    path = _render(tmp_path, built)
+    (tmp_path / "map-data" / "text-000.js").unlink()  # the unassigned papers' text
+    page = open_offline(path).page
+    page.click('#topic-list button[data-kind="topic"][data-id="-1"]')
+    page.wait_for_function(LISTED, arg="Topic “Unassigned”")
+    name, text = _download(page, "#export-csv")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    unassigned = int((built.clusters["topic"] < 0).sum())
+    assert len(rows) == unassigned and all(r["title"] == r["url"] == "" for r in rows)
+    assert all(r["venue"] and r["label"] == "Unassigned" for r in rows)
+    assert page.inner_text("#export-status") == (
+        f"Saved {unassigned} papers as topic-unassigned.csv ({unassigned} without title and link: "
+        "their text failed)"
+    )
+    assert "could not be loaded" in page.inner_text("#panel-message")
+
+
 def test_csv_and_bibtex_escape_their_special_characters(site, open_offline):
     page = open_offline(site[0]).page
     field = page.evaluate(

@@ -117,7 +117,7 @@
       const item = (f.kind === "topic" ? D.topics : D.themes).get(f.id);
       parts.push([
         `${f.kind === "topic" ? "Topic" : "Theme"} “${item ? item.label : f.id}”`,
-        `${f.kind}-${f.id}`,
+        `${f.kind}-${f.id < 0 ? "unassigned" : f.id}`,
       ]);
     }
     if (state.years !== null) {
@@ -228,7 +228,9 @@
       };
       const text = await window.TopicMap.exporter.save(D, papers, format, stem, progress);
       const file = `${stem}.${format === "csv" ? "csv" : "bib"}`;
-      status.textContent = `Saved ${fmt(papers.length)} papers as ${file}`;
+      const missing = papers.filter((i) => D.failed.has(D.shard[i])).length;
+      const without = missing ? ` (${fmt(missing)} without title and link: their text failed)` : "";
+      status.textContent = `Saved ${fmt(papers.length)} papers as ${file}${without}`;
       return text;
     }
 
