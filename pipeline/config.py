@@ -138,7 +138,10 @@ class ClusterConfig(_Section):
 class LabelConfig(_Section):
     n_terms: int = Field(10, ge=1, le=50, description="Top terms kept per topic.")
     label_words: int = Field(
-        4, ge=2, le=5, description="Longest label, in words (labels have 2 to this many)."
+        5,
+        ge=2,
+        le=5,
+        description="Longest topic label, in words (labels have 2 to this many).",
     )
     max_ngram: int = Field(3, ge=1, le=3, description="Longest phrase counted as a term.")
     representation: Literal["keybert_mmr", "ctfidf"] = Field(
@@ -157,6 +160,12 @@ class LabelConfig(_Section):
         "auto", description="Themes above the topics (auto: about a quarter of them, 8 to 20)."
     )
     n_representative: int = Field(3, ge=0, le=10, description="Papers shown per topic.")
+    area_min_papers: int = Field(
+        20_000, ge=0, description="Above this many papers, areas group the themes (a third level)."
+    )
+    area_min_topics: int = Field(
+        100, ge=0, description="Above this many topics, areas group the themes (a third level)."
+    )
 
 
 class CompareConfig(_Section):

@@ -64,6 +64,8 @@ def build_tables(n: int) -> dict[str, pd.DataFrame]:
             "terms": [[] for _ in range(N_THEMES + 1)],
             "size": [int(topics.loc[theme_of == t, "size"].sum()) for t in range(-1, N_THEMES)],
             "topics": [[int(i) for i in ids[theme_of == t]] for t in range(-1, N_THEMES)],
+            "area": np.full(N_THEMES + 1, -1, dtype=np.int32),
+            "area_label": [""] * (N_THEMES + 1),
         }
     )
     return {"documents": documents, "clusters": clusters, "topics": topics, "themes": themes}

@@ -111,6 +111,7 @@ def tables(case: str, seed: int = 0) -> dict:
             "terms": [labels[m[0]].split(", ") for m in members],
             "size": [int(sum(sizes[t + 1] for t in m)) for m in members],
             "topics": [sorted(m, key=lambda t: -sizes[t + 1]) for m in members],
+            **{"area": np.full(N_THEMES, -1, np.int32), "area_label": [""] * N_THEMES},
         }
     )
     config = CompareConfig()

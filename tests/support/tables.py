@@ -147,9 +147,12 @@ def themes(
     terms=None,
     sizes=1,
     topics=None,
+    areas=None,
+    area_labels=None,
 ) -> pd.DataFrame:
     """The themes table (label), one row per theme id in the order given. Defaults: labels
-    `theme <id>` (Unassigned for -1), no terms, each theme the topic of its own id."""
+    `theme <id>` (Unassigned for -1), no terms, each theme the topic of its own id, no areas
+    (-1, "")."""
     n = len(ids)
     frame = pd.DataFrame(
         {
@@ -158,6 +161,8 @@ def themes(
             "terms": [[] for _ in ids] if terms is None else [list(t) for t in terms],
             "size": np.asarray(_column(sizes, n), dtype=np.int32),
             "topics": [[h] for h in ids] if topics is None else [list(t) for t in topics],
+            "area": np.asarray(_column(-1 if areas is None else areas, n), dtype=np.int32),
+            "area_label": [""] * n if area_labels is None else list(area_labels),
         }
     )
     return _checked(frame, schemas.THEMES)

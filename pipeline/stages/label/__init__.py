@@ -4,12 +4,18 @@ Terms: the terms of `pipeline.text` (phrases of up to `max_ngram` words that nev
 punctuation, stop words or ML filler) are counted once per paper and summed by topic
 (counts.py; on the configured engine, here or on Ray); BERTopic's class-based TF-IDF weighs
 those counts. BERTopic's KeyBERTInspired (closeness to the topic's papers) and
-MaximalMarginalRelevance (variety) then rerank the candidates. A label is the best terms, 2 to
-`label_words` words, unique across topics.
+MaximalMarginalRelevance (variety) then rerank the candidates.
 
-Themes (themes.py): the topics' mean embeddings are grouped (Ward) into 8-20 themes, each named
-by the terms that tell its papers from the rest; with too few topics there are fewer themes, or
-one level (a logged note).
+Labels (names.py) are noun phrases chosen apart from the terms: the candidates of a topic's
+titles and abstracts that tell its papers from its nearest topics' (contrast.py), read as noun
+phrases (phrases.py), the label being the head phrase, alone or with a second, whose words its
+papers use and its neighbours' do not. Labels are only made here: a later step may keep a
+surviving topic's previous label.
+
+Themes (themes.py): the topics' mean embeddings are grouped (Ward) into 8-20 themes, each with
+the terms that tell its papers from the rest and a label made of the phrase its topics share
+and their heads; with too few topics there are fewer themes, or one level (a logged note).
+Areas (areas.py) group the themes in a large corpus.
 """
 
 from __future__ import annotations
@@ -29,26 +35,40 @@ from pipeline.config import EmbedConfig, EngineConfig, LabelConfig
 from pipeline.errors import PipelineError
 from pipeline.schemas import UNASSIGNED_LABEL
 from pipeline.stages.label import keep
-from pipeline.stages.label.counts import count_terms
-from pipeline.stages.label.names import make_label, unique_labels
+from pipeline.stages.label.areas import area_count, area_labels, assign_areas
+from pipeline.stages.label.contrast import WordEvidence, contrast_terms, nearest_groups
+from pipeline.stages.label.counts import TermCounts, count_terms
+from pipeline.stages.label.names import Label, topic_labels
 from pipeline.stages.label.terms import distinct_terms, group_terms
-from pipeline.stages.label.themes import assign_themes, theme_count, theme_labels, theme_rows
-from pipeline.text import term_texts
+from pipeline.stages.label.themes import (
+    CANDIDATE_SHARE,
+    assign_themes,
+    theme_count,
+    theme_labels,
+    theme_rows,
+)
+from pipeline.text import clean_for_terms, term_analyzer, term_texts
 
 log = logging.getLogger("pipeline.label")
 
 # the code a label depends on, part of its basis
 LABEL_CODE = sorted(Path(__file__).parent.glob("*.py")) + [Path(text.__file__)]
 
+NEAREST_TOPICS = 10  # a topic's label is told from this many nearest topics' papers
+
 __all__ = [
     "assign_themes",
     "distinct_terms",
     "make_topics",
-    "make_label",
     "run",
     "theme_count",
-    "unique_labels",
+    "topic_labels",
 ]
+
+
+def title_texts(merged: pd.DataFrame) -> list[str]:
+    """Each paper's title as terms are counted in it ('' where it has none)."""
+    return [clean_for_terms(t) if isinstance(t, str) else "" for t in merged["title"]]
 
 
 def representative_docs(
@@ -84,7 +104,9 @@ def sized(
             topic_table, "topic", {**unassigned, "representative_docs": []}
         )
         theme_table = _with_unassigned(
-            theme_table, "theme", {"theme": -1, **nothing, "topics": [-1]}
+            theme_table,
+            "theme",
+            {"theme": -1, **nothing, "topics": [-1], "area": -1, "area_label": ""},
         )
     topic_table = topic_table.sort_values("topic", ignore_index=True)
     topic_table["size"] = [int(sizes.get(t, 0)) for t in topic_table["topic"]]
@@ -123,6 +145,29 @@ def basis(
     return digest.hexdigest()[:32]
 
 
+def topic_label_choice(
+    merged: pd.DataFrame,
+    vectors: np.ndarray,
+    counts: TermCounts,
+    title_counts: TermCounts,
+    config: LabelConfig,
+) -> tuple[dict[int, Label], tuple[WordEvidence, dict[int, np.ndarray]]]:
+    """Each topic's Label (names.py): its candidates told from its NEAREST_TOPICS nearest
+    topics (by their mean embeddings), judged by the words of its papers' titles and
+    abstracts; and that evidence (the words, each topic's papers) for the themes'."""
+    topics = merged["topic"].to_numpy()
+    ids, centroids = topic_centroids(vectors, topics)
+    near = nearest_groups(centroids, NEAREST_TOPICS)
+    neighbours = {int(t): [int(ids[j]) for j in near[i]] for i, t in enumerate(ids)}
+    scored = contrast_terms(counts, title_counts, neighbours, CANDIDATE_SHARE)
+    evidence = WordEvidence(term_texts(merged), term_analyzer(config.max_ngram))
+    papers_of = {int(t): np.flatnonzero(topics == t) for t in ids}
+    size = {t: len(rows) for t, rows in papers_of.items()}
+    order = sorted(size, key=lambda t: (-size[t], t))
+    labels = topic_labels(scored, evidence, papers_of, neighbours, order, config.label_words)
+    return labels, (evidence, papers_of)
+
+
 def make_topics(
     documents: pd.DataFrame,
     clusters: pd.DataFrame,
@@ -131,22 +176,30 @@ def make_topics(
     encoder=None,
     engine: EngineConfig | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Pure core: (topics, themes) tables. Terms, labels, themes and representative papers come
-    from the papers the topic model was fitted on (clusters' `placed` == "fit"); sizes count
-    every paper. `vectors` are the embeddings of `documents`' rows (every paper, or the fitted
-    ones alone); `encoder` (the embedding model) enables the KeyBERTInspired + MMR
-    reranking. The papers' terms are counted by topic on `engine` (default: here)."""
+    """Pure core: (topics, themes) tables. Terms, labels, themes, areas and representative
+    papers come from the papers the topic model was fitted on (clusters' `placed` == "fit");
+    sizes count every paper. `vectors` are the embeddings of `documents`' rows (every paper,
+    or the fitted ones alone); `encoder` (the embedding model) enables the KeyBERTInspired +
+    MMR reranking of the terms. The papers' terms are counted by topic on `engine` (default:
+    here)."""
     merged, vectors = tables.join_fitted(documents, clusters, vectors)
     topics = merged["topic"].to_numpy()
     texts = term_texts(merged)
     encoder = encoder if config.representation == "keybert_mmr" else None
+    engine = engine or EngineConfig()
 
-    counts = count_terms(texts, topics, config.max_ngram, engine or EngineConfig())
+    counts = count_terms(texts, topics, config.max_ngram, engine)
+    title_counts = count_terms(title_texts(merged), topics, config.max_ngram, engine)
     weighted = group_terms(texts, topics, vectors, config, counts, encoder)
     terms = {t: [term for term, _ in pairs] for t, pairs in weighted.items()}
-    labels = unique_labels({t: v for t, v in terms.items() if t >= 0}, config.label_words, "Topic")
+    labels, evidence = topic_label_choice(merged, vectors, counts, title_counts, config)
     themes = assign_themes(vectors, topics, config)
-    names, theme_terms = theme_labels(counts, terms, labels, themes, config)
+    theme_names, theme_terms = theme_labels(
+        counts, title_counts, terms, labels, themes, evidence, config
+    )
+    n_areas = area_count(len(merged), len(set(themes.values())), len(themes), config)
+    areas = assign_areas(vectors, topics, themes, n_areas)
+    area_names = area_labels(counts, title_counts, themes, areas, theme_names, evidence, config)
     representatives = representative_docs(
         merged["doc_id"].to_numpy(), vectors, topics, config.n_representative
     )
@@ -154,7 +207,7 @@ def make_topics(
         [
             {
                 "topic": topic,
-                "label": labels.get(topic, UNASSIGNED_LABEL),
+                "label": labels[topic].text if topic in labels else UNASSIGNED_LABEL,
                 "terms": terms[topic],
                 "term_weights": [weight for _, weight in weighted[topic]],
                 "size": 0,
@@ -165,7 +218,13 @@ def make_topics(
         ],
         columns=schemas.TOPICS.columns,
     )
-    theme_table = theme_rows(themes, names, theme_terms)
+    theme_table = theme_rows(
+        themes,
+        {h: label.text for h, label in theme_names.items()},
+        theme_terms,
+        areas,
+        {a: label.text for a, label in area_names.items()},
+    )
     return sized(topic_table, theme_table, clusters["topic"].to_numpy())
 
 

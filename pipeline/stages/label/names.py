@@ -1,9 +1,41 @@
-"""Labels from terms: the best terms that fit in 2 to `label_words` words, unique across the
-topics (or themes)."""
+"""Topic labels: noun phrases that tell a topic's papers from its nearest topics' papers.
+
+A label is a head phrase, alone or followed by a second phrase (`offline reinforcement
+learning, optimal policy`), at most `max_words` words in all. Both come from the
+topic's candidate terms (contrast.py: terms of its titles and abstracts that its nearest topics
+use less), kept where they read as noun phrases (phrases.py) and a longer phrase replaces the
+words it holds. The head is one of the best few phrases of two or more words that no larger
+topic's label already has as its head; of the heads and second phrases on offer the label is
+the one whose words the topic's papers use most and its nearest topics' papers least
+(`WordEvidence.score`), not the most frequent. A second phrase never abbreviates the head
+(`dp` beside `differential privacy`) nor repeats one of its word roots.
+
+Labels are only made here: a later step may keep a surviving topic's previous label.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import numpy as np
+
+from pipeline.phrases import head_phrase, is_acronym_of, is_noun_phrase
+from pipeline.stages.label.contrast import WordEvidence, label_words
+from pipeline.stages.label.terms import distinct_terms
 from pipeline.text import term_words
+
+HEAD_CHOICES = 3  # heads tried per topic
+SECOND_CHOICES = 20  # second phrases tried per head
+CANDIDATES = 40  # candidate terms read per topic, best first
+HEAD_SHARE = 0.4  # a head of several words scores at least this share of the best candidate's
+
+
+@dataclass(frozen=True)
+class Label:
+    """A label's text and its head phrase (the first term: no two topics share one)."""
+
+    text: str
+    head: str
 
 
 def _roots(term: str) -> set[str]:
@@ -11,36 +43,71 @@ def _roots(term: str) -> set[str]:
     return {part[:5] for word in term_words(term) for part in word.split("-") if part}
 
 
-def make_label(terms: list[str], max_words: int) -> str:
-    """The best terms that fit, joined: 2 to `max_words` words, at most two terms once three
-    words are reached, no root said twice; '' when the terms hold fewer than two words."""
-    picked, n_words, roots = [], 0, set()
-    for term in terms:
-        size = len(term_words(term))
-        if n_words + size > max_words or _roots(term) & roots:
+def readable_terms(scored: list[tuple[str, float]]) -> list[str]:
+    """The candidates (best first) that read as noun phrases, a phrase replacing the words it
+    holds ('domain adaptation', not 'adaptation' and 'domain')."""
+    return [t for t in distinct_terms([t for t, _ in scored[:CANDIDATES]]) if is_noun_phrase(t)]
+
+
+def heads_of(scored: list[tuple[str, float]], terms: list[str], taken: set) -> list[str]:
+    """The head phrases to try: the best phrases of several words scoring at least HEAD_SHARE
+    of the best candidate, else the best terms; none that a taken head already is."""
+    score = dict(scored)
+    free = [t for t in terms if head_phrase(t) not in taken]
+    best = max((score[t] for t in free), default=0.0)
+    several = [t for t in free if len(term_words(t)) >= 2 and score[t] >= HEAD_SHARE * best]
+    return (several or free)[:HEAD_CHOICES]
+
+
+def fits_beside(second: str, head: str, max_words: int) -> bool:
+    """Whether `second` may follow `head` in a label."""
+    return (
+        second != head
+        and len(term_words(head)) + len(term_words(second)) <= max_words
+        and not _roots(second) & _roots(head)
+        and not is_acronym_of(second, head)
+        and not is_acronym_of(head, second)
+    )
+
+
+def options_for(terms: list[str], heads: list[str], max_words: int) -> list[tuple[str, ...]]:
+    """The labels to weigh: each head alone (of two words or more) and with each second."""
+    options: list[tuple[str, ...]] = []
+    for head in heads:
+        if len(term_words(head)) >= 2:
+            options.append((head,))
+        seconds = [t for t in terms[:SECOND_CHOICES] if fits_beside(t, head, max_words)]
+        options.extend((head, second) for second in seconds)
+    return options
+
+
+def topic_labels(
+    scored: dict[int, list[tuple[str, float]]],
+    evidence: WordEvidence,
+    papers_of: dict[int, np.ndarray],
+    neighbours: dict[int, list[int]],
+    order: list[int],
+    max_words: int,
+    name: str = "Topic",
+) -> dict[int, Label]:
+    """group -> its Label, chosen in `order` (largest first: it gets first pick of a head).
+    `scored`: each group's candidate terms with their contrast scores, best first;
+    `papers_of`: each group's papers (rows of `evidence`); `neighbours`: the groups each is
+    told apart from. A group with no candidate is '<name> <id>'."""
+    labels: dict[int, Label] = {}
+    taken: set = set()
+    for group in order:
+        terms = readable_terms(scored.get(group, []))
+        options = options_for(terms, heads_of(scored.get(group, []), terms, taken), max_words)
+        inside = papers_of.get(group, np.zeros(0, np.int64))
+        near = [papers_of[n] for n in neighbours.get(group, []) if n in papers_of]
+        outside = np.concatenate(near) if near else np.zeros(0, np.int64)
+        weighed = [(evidence.score(label_words(*o), inside, outside), o) for o in options]
+        weighed = [(s, o) for s, o in weighed if np.isfinite(s)]
+        if not weighed:
+            labels[group] = Label(f"{name} {group}", "")
             continue
-        picked.append(term)
-        n_words += size
-        roots |= _roots(term)
-        if n_words >= 3 or (n_words >= 2 and len(picked) >= 2):
-            break
-    return ", ".join(picked) if n_words >= 2 else ""
-
-
-def unique_labels(terms: dict[int, list[str]], max_words: int, name: str) -> dict[int, str]:
-    """A label per id (ids in order: the largest topic first gets its best label). Where the
-    best label repeats an earlier one's words or one of its terms, the next terms are tried,
-    then '<name> <id>'."""
-    labels, taken, used_terms = {}, set(), set()
-    for key in sorted(terms):
-        candidates = [t for t in terms[key] if t not in used_terms]
-        options = [make_label(candidates[i:], max_words) for i in range(len(candidates))]
-        label = next((o for o in options if o and _words(o) not in taken), f"{name} {key}")
-        taken.add(_words(label))
-        used_terms |= set(label.split(", "))
-        labels[key] = label
+        best = max(weighed, key=lambda pair: (pair[0], " ".join(pair[1])))[1]
+        labels[group] = Label(", ".join(best), best[0])
+        taken.add(head_phrase(best[0]))
     return labels
-
-
-def _words(label: str) -> frozenset[str]:
-    return frozenset(w for term in label.lower().split(",") for w in term_words(term))

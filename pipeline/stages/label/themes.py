@@ -20,14 +20,23 @@ import pandas as pd
 from pipeline import schemas
 from pipeline.centroids import topic_centroids, ward_groups
 from pipeline.config import LabelConfig
+from pipeline.phrases import head_phrase, is_noun_phrase, singular
 from pipeline.schemas import UNASSIGNED_LABEL
+from pipeline.stages.label.contrast import WordEvidence, contrast_terms, label_words
 from pipeline.stages.label.counts import TermCounts
-from pipeline.stages.label.names import unique_labels
+from pipeline.stages.label.names import CANDIDATES, Label
 from pipeline.stages.label.terms import distinct_terms
+from pipeline.text import term_words
 
 log = logging.getLogger("pipeline.label")
 
+# the words papers use, and each member's papers (rows of it)
+Evidence = tuple[WordEvidence, dict[int, np.ndarray]]
+
 MIN_THEMES, MAX_THEMES = 8, 20
+CANDIDATE_SHARE = 0.05  # a group's candidate terms are used by at least this share of it
+PARTS = 3  # members named in a composite label
+SHARED_CHOICES = 10  # shared phrases weighed per group
 
 
 def theme_count(n_topics: int, setting: int | str) -> int:
@@ -83,31 +92,131 @@ def telling_terms(
     return found
 
 
+def shared_phrases(
+    terms: list[str], members: list[int], counts: TermCounts, min_share: float, taken: set
+) -> list[str]:
+    """The first SHARED_CHOICES of a group's readable candidate `terms` (best first) that
+    describe at least two and half of its `members` (used by `min_share` of each one's papers
+    in `counts`), that no sibling took, and of two or more words (single words that several
+    topics share are the generic ones: setting, information); none for a single member."""
+    if len(members) < 2:
+        return []
+    uses = {m: counts.papers_using(m) for m in members}
+    size = {m: int(counts.sizes[counts.row(m)]) for m in members}
+    found = []
+    for term in terms:
+        covered = sum(uses[m].get(term, 0) >= max(min_share * size[m], 1) for m in members)
+        several = len(term_words(term)) >= 2  # single words shared widely are generic
+        if several and covered >= max(2, len(members) / 2) and head_phrase(term) not in taken:
+            found.append(term)
+        if len(found) == SHARED_CHOICES:
+            break
+    return found
+
+
+def composite_label(shared: str | None, heads: list[str], limit: int | None = None) -> str:
+    """`shared: part, part, part`, the parts being the members' heads (largest member first)
+    less the shared phrase's words (`robustness: adversarial, distribution shift`); the heads
+    alone, joined, where nothing is shared."""
+    said = label_words(shared) if shared else set()
+    limit = limit or PARTS
+    parts: list[str] = []
+    for head in heads:
+        part = " ".join(w for w in term_words(head) if singular(w) not in said)
+        if part and part not in parts:
+            parts.append(part)
+        if len(parts) == limit:
+            break
+    if not shared:
+        return ", ".join(parts)
+    return f"{shared}: {', '.join(parts)}" if parts else shared
+
+
+def group_labels(
+    counts: TermCounts,
+    title_counts: TermCounts,
+    members: dict[int, list[int]],
+    member_heads: dict[int, str],
+    evidence: Evidence,
+    min_share: float,
+    name: str = "Theme",
+) -> dict[int, Label]:
+    """Labels of groups of topics (themes) or of themes (areas): each group's label is the
+    composite of a phrase its members share (`shared_phrases`: candidates that tell it from
+    its siblings, contrast.py) and its members' heads, largest member first (`members` in
+    that order), or of the heads alone: whichever names the group's papers and not its
+    siblings' best (`evidence`: WordEvidence and each member's papers). `counts` are by
+    member; the head is the shared phrase or the largest member's head."""
+    words, papers_of = evidence
+    into = {m: g for g, ms in members.items() for m in ms}
+    grouped, titled = counts.merged(into), title_counts.merged(into)
+    ids = sorted(members)
+    siblings = {g: [h for h in ids if h != g] for g in ids}
+    scored = contrast_terms(grouped, titled, siblings, CANDIDATE_SHARE)
+    rows = {g: _rows([papers_of.get(m) for m in members[g]]) for g in ids}
+    labels, taken = {}, set()
+    for group in ids:
+        terms = [t for t, _ in scored.get(group, [])[:CANDIDATES] if is_noun_phrase(t)]
+        heads = [member_heads[m] for m in members[group] if member_heads.get(m)]
+        options = [None, *shared_phrases(terms, members[group], counts, min_share, taken)]
+        outside = _rows([rows[h] for h in siblings[group]])
+        weighed = [
+            (words.score(label_words(composite_label(o, heads)), rows[group], outside), o)
+            for o in options
+        ]
+        shared = max(weighed, key=lambda pair: (pair[0], pair[1] or ""))[1]
+        text = composite_label(shared, heads) or f"{name} {group}"
+        labels[group] = Label(text, shared or (heads[0] if heads else ""))
+        if shared:
+            taken.add(head_phrase(shared))
+    return labels
+
+
+def _rows(parts: list) -> np.ndarray:
+    found = [p for p in parts if p is not None and len(p)]
+    return np.concatenate(found) if found else np.zeros(0, np.int64)
+
+
 def theme_labels(
     counts: TermCounts,
+    title_counts: TermCounts,
     topic_terms: dict[int, list[str]],
-    topic_labels: dict[int, str],
+    topic_labels: dict[int, Label],
     themes: dict[int, int],
+    evidence: Evidence,
     config: LabelConfig,
-) -> tuple[dict[int, str], dict[int, list[str]]]:
-    """(theme -> label, theme -> terms). A real second level is named by its telling terms
-    (the unassigned papers' group too, for its terms); with one level a theme is its topic,
-    with the topic's label and terms. `counts`: the papers' term counts by topic."""
+) -> tuple[dict[int, Label], dict[int, list[str]]]:
+    """(theme -> Label, theme -> terms). A real second level is named by `group_labels` and
+    its terms are its telling terms (the unassigned papers' group's too); with one level a
+    theme is its topic, with the topic's label and terms. `counts`: the papers' term counts
+    by topic, `title_counts` their titles'."""
     if len(set(themes.values())) == len(themes):
         labels = {themes[t]: topic_labels[t] for t in themes}
         return labels, {themes.get(t, t): terms for t, terms in topic_terms.items()}
     into = {int(t): themes.get(int(t), schemas.UNASSIGNED) for t in counts.groups}
     weighted = telling_terms(counts.merged(into), config.theme_term_share, config.n_terms)
     theme_terms = {h: [term for term, _ in pairs] for h, pairs in weighted.items()}
-    assigned = {h: v for h, v in theme_terms.items() if h >= 0}
-    return unique_labels(assigned, config.label_words, "Theme"), theme_terms
+    size = dict(zip(counts.groups.tolist(), counts.sizes.tolist(), strict=True))
+    members = {
+        h: sorted((t for t in themes if themes[t] == h), key=lambda t: (-size[t], t))
+        for h in set(themes.values())
+    }
+    heads = {t: label.head for t, label in topic_labels.items()}
+    labels = group_labels(counts, title_counts, members, heads, evidence, config.min_term_share)
+    return labels, theme_terms
 
 
 def theme_rows(
-    themes: dict[int, int], labels: dict[int, str], terms: dict[int, list[str]]
+    themes: dict[int, int],
+    labels: dict[int, str],
+    terms: dict[int, list[str]],
+    areas: dict[int, int] | None = None,
+    area_labels: dict[int, str] | None = None,
 ) -> pd.DataFrame:
-    """One row per theme (themes.parquet) with its label, terms and topics, and the unassigned
-    papers' row where they have terms; sizes are set by `sized`."""
+    """One row per theme (themes.parquet) with its label, terms, topics and area (-1 and ""
+    without areas), and the unassigned papers' row where they have terms; sizes are set by
+    `sized`."""
+    areas, area_labels = areas or {}, area_labels or {}
     members = {h: sorted(t for t, g in themes.items() if g == h) for h in set(themes.values())}
     if schemas.UNASSIGNED in terms:
         members[schemas.UNASSIGNED] = [schemas.UNASSIGNED]
@@ -118,6 +227,8 @@ def theme_rows(
             "terms": terms.get(theme, []),
             "size": 0,
             "topics": topics,
+            "area": areas.get(theme, -1),
+            "area_label": area_labels.get(areas.get(theme, -1), ""),
         }
         for theme, topics in sorted(members.items(), key=lambda item: (item[0] < 0, item[0]))
     ]

@@ -18,8 +18,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pipeline import schemas, scores, tables
+from pipeline import phrases, schemas, scores, tables
 from pipeline.errors import PipelineError
+from pipeline.phrases import readability_faults
 from pipeline.scores import doc_term_sets, npmi_coherence, quality_figures, topic_diversity
 from pipeline.stages.metrics import label_check
 from pipeline.stages.metrics.label_check import make_label_check
@@ -33,6 +34,8 @@ TERM_FIGURES = (  # what depends only on the terms and the fitted papers
     "topic_diversity",
     "labels_unique",
     "labels_with_stop_or_filler_words",
+    "labels_unreadable",
+    "unreadable_labels",
     "npmi_by_topic",
     "theme_npmi_mean",
     "theme_diversity",
@@ -95,6 +98,9 @@ def make_metrics(
         banned_words(),
     )
     figures.update(theme_figures(themes, doc_terms))
+    unreadable = readability_faults(dict(zip(named["topic"], named["label"], strict=True)))
+    figures["labels_unreadable"] = len(unreadable)
+    figures["unreadable_labels"] = [f"{k}: {'; '.join(v)}" for k, v in unreadable.items()]
     if joined is not None:
         figures["label_check"] = make_label_check(joined, topics, themes)
     figures.update({k: known[k] for k in TERM_FIGURES} if known else {})
@@ -111,7 +117,7 @@ def make_metrics(
 
 BASIS_KEY = "terms_basis"  # the label stage's basis the term figures were counted from
 SCORING_KEY = "scoring_basis"  # the code that counted them
-SCORING_CODE = (scores.__file__, label_check.__file__, __file__)
+SCORING_CODE = (scores.__file__, label_check.__file__, phrases.__file__, __file__)
 
 
 def scoring_basis() -> str:

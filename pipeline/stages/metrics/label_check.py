@@ -2,8 +2,9 @@
 encoder of the build takes part, so a label is judged by the words it shares with its papers.
 
 Every assigned paper's `title. abstract` is scored against every label by BM25 (k1 1.2, b 0.75;
-the papers are the documents, each label a query): lower-cased words of two or more letters,
-plurals folded on both sides (`fold`), each label word counted once. A paper's rank is one plus
+the papers are the documents, each label a query): lower-cased words of two or more letters
+(Chinese and Japanese cut into words), plurals folded on both sides (`fold`), each label word
+counted once. A paper's rank is one plus
 the labels scoring at least as high as its own, so a tie is a miss: top-1 is the share of papers
 whose own label is the unique best (rank 1), MRR the mean of 1 / rank; chance is 1 / labels.
 The same for the themes' labels, and for BERTopic's default names of the same topics (the top
@@ -20,15 +21,18 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
+import regex
 import scipy.sparse as sp
 from sklearn.preprocessing import normalize
 
-from pipeline.text import embedding_texts
+from pipeline.text import embedding_texts, words_of
 
 K1, B = 1.2, 0.75  # BM25's usual constants (Robertson; Lucene's defaults)
 BERTOPIC_NAME_WORDS = 4  # BERTopic's default topic name: its id and four top words
 CHUNK = 65_536  # papers scored at once: a dense block of CHUNK x labels scores
 _WORD = re.compile(r"[^\W\d_]{2,}")  # runs of two or more letters of any script
+_CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]")
+_KANA = regex.compile(r"[\p{Hiragana}\p{Katakana}]")
 
 
 def fold(word: str) -> str:
@@ -43,8 +47,22 @@ def fold(word: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    """A text's words as the check counts them: lower-cased, two or more letters, folded."""
-    return [fold(w) for w in _WORD.findall(text.lower())]
+    """A text's words as the check counts them: lower-cased, two or more letters, folded; a
+    run of Chinese or Japanese, written without spaces, cut into its words as the label
+    stage's tokeniser cuts it (`pipeline.text.words_of`: jieba for Chinese, Japanese at its
+    changes of script), rather than counted as one word."""
+    text = text.lower()
+    found = _WORD.findall(text)
+    if text.isascii():
+        return [fold(w) for w in found]
+    japanese = bool(_KANA.search(text))
+    out = []
+    for token in found:
+        if _CJK.search(token):
+            out.extend(w for w in words_of(token, japanese) if w and len(w) >= 2)
+        else:
+            out.append(fold(token))
+    return out
 
 
 def query_words(label: str) -> list[str]:

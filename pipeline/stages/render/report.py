@@ -135,12 +135,14 @@ def topic_rows(
 def theme_rows(
     themes: pd.DataFrame, topics: pd.DataFrame, cells: dict[int, list[dict | None]]
 ) -> list[dict]:
-    """The theme table's rows: label, its topics' labels (largest first), papers, venue cells."""
+    """The theme table's rows: label, its area's label ("" without areas), its topics' labels
+    (largest first), papers, venue cells."""
     labels = dict(zip(topics["topic"], topics["label"], strict=True))
     return [
         {
             "id": int(row["theme"]),
             "label": row["label"],
+            "area": row["area_label"],
             "topics": ", ".join(labels[t] for t in row["topics"]),
             "size": int(row["size"]),
             "cells": cells.get(int(row["theme"]), []),

@@ -196,6 +196,32 @@ def _theme_entries(frame: pd.DataFrame, themes: pd.DataFrame | None) -> list[dic
                 "id": int(row.theme),
                 "label": str(row.label),
                 "size": int(row.size),
+                "area": int(row.area) if row.area >= 0 else None,
+                "x": _r3(members["x"].median()),
+                "y": _r3(members["y"].median()),
+            }
+        )
+    return entries
+
+
+def _area_entries(frame: pd.DataFrame, themes: pd.DataFrame | None) -> list[dict]:
+    """The map's areas, the level above the themes in a large corpus (none otherwise): label,
+    size, its themes (largest first) and centre (the median of its papers)."""
+    if themes is None or not (themes["area"] >= 0).any():
+        return []
+    entries = []
+    for area, rows in themes[themes["area"] >= 0].groupby("area", sort=True):
+        rows = rows.sort_values(["size", "theme"], ascending=[False, True])
+        topics = [int(t) for members in rows["topics"] for t in members]
+        members = frame[frame["topic"].isin(topics)]
+        if members.empty:
+            continue
+        entries.append(
+            {
+                "id": int(area),
+                "label": str(rows["area_label"].iloc[0]),
+                "size": int(rows["size"].sum()),
+                "themes": [int(h) for h in rows["theme"]],
                 "x": _r3(members["x"].median()),
                 "y": _r3(members["y"].median()),
             }
@@ -219,13 +245,13 @@ def map_data(
     n_neighbours: int,
     config: RenderConfig,
 ) -> dict:
-    """What map.js draws, without the papers' text (that lives in the shards, mapfiles.py):
-    the topic, theme, venue, track and edition tables, and per paper its doc_id (one string,
-    newline-separated) and compact typed arrays: x and y (float32), topic, venue, edition,
-    track, shard and year (0: none) as the smallest integer type that holds them; the years a
-    year filter offers, how the venue view is laid out (venue_layout) and named (venues_label),
-    and the colours the map draws with beside the topics', venues', tracks' and years'
-    (colours.MAP_COLOURS). About 40 bytes a paper."""
+    """What map.js draws, without the papers' text (that lives in the shards, mapfiles.py): the
+    topic, theme, area (empty without that level), venue, track and edition tables, and per
+    paper its doc_id (one string, newline-separated) and compact typed arrays: x and y
+    (float32), topic, venue, edition, track, shard and year (0: none) as the smallest integer
+    type that holds them; the years a year filter offers, how the venue view is laid out
+    (venue_layout) and named (venues_label), and the colours it draws with beside the topics',
+    venues', tracks' and years' (colours.MAP_COLOURS). About 40 bytes a paper."""
     venues, venue_of = _categories(frame["venue"])
     rows = zip(frame["conference"], frame["year"], frame["track"], strict=True)
     editions, edition_of = _categories([edition(*row) for row in rows])
@@ -253,6 +279,7 @@ def map_data(
         "y_range": _axis_range(frame["y"]),
         "topics": _topic_entries(frame, topics, themes, theme_of_topic(themes)),
         "themes": _theme_entries(frame, themes),
+        "areas": _area_entries(frame, themes),  # [] below the size of corpus areas need
         "n_neighbours": n_neighbours,
         "shard_dir": SHARD_DIR,
         "shard_tokens": shard_tokens,

@@ -108,10 +108,30 @@ def test_report_and_map_show_the_theme_level_when_themes_group_topics(monkeypatc
     assert "Run the baseline target" not in index and "Run the stability target" not in index
     data = island(found["map.html"], "paper-data")
     # the theme's size from themes.parquet; its label at the median of its four papers
-    theme = {"id": 0, "label": "learning <theory>", "size": 4, "x": 1.5, "y": 2.0}
+    theme = {"id": 0, "label": "learning <theory>", "size": 4, "area": None, "x": 1.5, "y": 2.0}
     assert data["themes"] == [theme]
+    assert data["areas"] == []  # a small corpus: no areas
+    assert '<th class="sortable">Area</th>' not in index
     assert {t["id"]: t["theme"] for t in data["topics"]} == {0: 0, 1: 0, -1: None}
     assert "<h2>Themes and topics</h2>" in found["map.html"]
+
+
+def test_areas_above_the_themes_are_in_the_report_and_the_map_data():
+    frames = tiny_tables(grouped=True)
+    themes = frames["themes"]
+    named = themes["theme"] >= 0
+    frames["themes"] = themes.assign(
+        area=np.where(named, 0, -1).astype(np.int32),
+        area_label=np.where(named, "all of <learning>", ""),
+    )
+    found = rendered(frames)
+    index = found["index.html"]
+    assert '<th class="sortable">Area</th>' in index and "all of &lt;learning&gt;" in index
+    assert "grouped in 1 areas" in index
+    data = island(found["map.html"], "paper-data")
+    area = {"id": 0, "label": "all of <learning>", "size": 4, "themes": [0], "x": 1.5, "y": 2.0}
+    assert data["areas"] == [area]
+    assert data["themes"][0]["area"] == 0
 
 
 def test_one_topic_per_theme_shows_no_theme_level_and_says_what_is_missing():
