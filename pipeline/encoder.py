@@ -33,7 +33,20 @@ OFFLINE_ENVIRONMENT = {
 }
 
 
+# A text is padded to the next multiple of LENGTH_STEP tokens (its length bucket) and embedded
+# only with texts of its bucket. In bf16 a vector depends on the length it is padded to, not on
+# the other rows of its batch (measured: bit-identical at batches of 1 to 40), so a text's
+# vector is the same whatever it is embedded with: a cache filled by other corpora gives what a
+# cold build gives. 32: docs/benchmarks.md#a-papers-vector-whatever-it-is-embedded-with.
+LENGTH_STEP = 32
+BATCHING = f"pad{LENGTH_STEP}"  # in the cache's name: vectors batched otherwise are not mixed in
+
+
 class Encoder(Protocol):
+    max_seq_length: int
+
+    def tokenizer(self, texts: list[str], **kwargs) -> dict: ...
+
     def encode(self, sentences: list[str], **kwargs) -> np.ndarray: ...
 
 
@@ -157,21 +170,42 @@ def precision_context(precision: str):
     return contextlib.nullcontext()
 
 
-def embed_texts(texts: list[str], encoder: Encoder, config: EmbedConfig) -> np.ndarray:
-    """Encode texts into an (n, width) float32 matrix of unit vectors."""
-    vectors = encoder.encode(
-        texts,
-        batch_size=config.batch_size,
-        show_progress_bar=config.progress_bar and progress.enabled(),
-        convert_to_numpy=True,
-        normalize_embeddings=True,
-    )
-    vectors = np.asarray(vectors, dtype=np.float32)
+def padded_lengths(texts: list[str], encoder: Encoder, step: int = LENGTH_STEP) -> np.ndarray:
+    """Each text's length bucket: its tokens (cut at the model's limit) rounded up to a multiple
+    of `step`, at most the limit; it depends on the text alone."""
+    limit = int(encoder.max_seq_length)
+    ids = encoder.tokenizer(texts, truncation=True, max_length=limit)["input_ids"]
+    tokens = np.array([len(i) for i in ids], dtype=np.int64)
+    return np.minimum(-(-tokens // step) * step, limit)
+
+
+def embed_texts(
+    texts: list[str], encoder: Encoder, config: EmbedConfig, step: int = LENGTH_STEP
+) -> np.ndarray:
+    """Encode texts into an (n, width) float32 matrix of unit vectors, each text's the same
+    whatever it is embedded with: batches of one length bucket (padded_lengths; `step`: other
+    buckets, for the bench), padded to it. int8 embeds a text at a time: its dynamic
+    quantisation scales by the whole batch."""
+    batch = 1 if resolve_precision(config) == "int8" else config.batch_size
     expected = MODEL_WIDTH[config.model]
-    if vectors.shape != (len(texts), expected):
-        raise PipelineError(
-            f"encoder returned shape {vectors.shape}, expected ({len(texts)}, {expected})"
+    vectors = np.zeros((len(texts), expected), dtype=np.float32)
+    lengths = padded_lengths(texts, encoder, step) if texts else np.zeros(0, dtype=np.int64)
+    for length in np.unique(lengths):
+        rows = np.flatnonzero(lengths == length)
+        part = encoder.encode(
+            [texts[i] for i in rows],
+            batch_size=batch,
+            show_progress_bar=config.progress_bar and progress.enabled(),
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+            processing_kwargs={"text": {"padding": "max_length", "max_length": int(length)}},
         )
+        part = np.asarray(part, dtype=np.float32)
+        if part.shape != (len(rows), expected):
+            raise PipelineError(
+                f"encoder returned shape {part.shape}, expected ({len(rows)}, {expected})"
+            )
+        vectors[rows] = part
     if not np.isfinite(vectors).all():
         raise PipelineError("encoder returned non-finite values")
     return vectors

@@ -12,6 +12,12 @@ class FakeEncoder:
         self.make = make
         self.calls: list[tuple[list[str], dict]] = []
 
+    max_seq_length = 256
+
+    def tokenizer(self, texts, truncation=True, max_length=256):
+        """A token per word, and the two markers around them, cut at max_length."""
+        return {"input_ids": [[0] * min(len(t.split()) + 2, max_length) for t in texts]}
+
     def encode(self, sentences, **kwargs):
         self.calls.append((list(sentences), kwargs))
         return self.make(sentences)

