@@ -373,7 +373,14 @@
   for (const details of section.querySelectorAll(".trend-figures")) {
     details.addEventListener("toggle", async () => {
       if (!details.open || details.querySelector("table")) return;
-      details.append(trendTable(await cellsReady, Number(details.dataset.row)));
+      const wide = document.createElement("div"); // a long span of years scrolls sideways
+      wide.className = "wide-table";
+      wide.tabIndex = 0;
+      wide.setAttribute("role", "region");
+      const caption = details.closest("figure")?.querySelector("figcaption");
+      wide.setAttribute("aria-label", `${caption ? caption.textContent : "The"} figures`);
+      wide.append(trendTable(await cellsReady, Number(details.dataset.row)));
+      details.append(wide);
     });
   }
   if (yearSelect) {
