@@ -132,6 +132,7 @@ def test_areas_above_the_themes_are_in_the_report_and_the_map_data():
     area = {"id": 0, "label": "all of <learning>", "size": 4, "themes": [0], "x": 1.5, "y": 2.0}
     assert data["areas"] == [area]
     assert data["themes"][0]["area"] == 0
+    assert '<option value="areas">areas</option>' in found["map.html"]
 
 
 def test_one_topic_per_theme_shows_no_theme_level_and_says_what_is_missing():

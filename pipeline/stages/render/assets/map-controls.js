@@ -186,7 +186,8 @@
       }
       const range = gd.layout.xaxis.range; // plotly keeps gd.layout's ranges as the user zooms
       const full = D.DATA.x_range;
-      state.zoomedIn = Math.abs(range[1] - range[0]) < 0.5 * (full[1] - full[0]);
+      state.zoom = Math.abs(range[1] - range[0]) / (full[1] - full[0]); // share shown
+      state.zoomedIn = state.zoom < 0.5;
       figure.relabel();
     });
   }
