@@ -32,6 +32,8 @@ Prints, for the config's corpus, measured side by side in one run:
           against a full fit (tools/bench_sample.py).
 - topics (--sections topics): new topics from 575 SIGGRAPH Asia papers added to 9,673 ICML +
           ICLR papers; topic numbers across the 2023 refit of 2020-2022 (tools/bench_topics.py).
+- adding at scale (--grow-sizes 100000): the 19 papers added to a built corpus of that many
+          papers made as scaling's are (tools/bench_growth.py).
 - scaling (--scaling): cluster, label and render at 10k/30k/100k papers made from the corpus
           with small perturbations of its embeddings: time and peak memory per stage.
 - map (--map-sizes 100000,1000000): the map page of N papers made from ../shared/corpora, opened
@@ -72,7 +74,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script from the project: import its pipeline package
 sys.path.insert(0, str(ROOT / "tools"))  # and the bench sections beside this file
 
+import bench_batching  # noqa: E402  (beside this file)
 import bench_figures  # noqa: E402  (beside this file)
+import bench_growth  # noqa: E402  (beside this file)
 import bench_limit  # noqa: E402  (beside this file)
 import bench_map  # noqa: E402  (beside this file)
 import bench_modes  # noqa: E402  (beside this file)
@@ -83,6 +87,7 @@ import bench_sample  # noqa: E402  (beside this file)
 import bench_serve  # noqa: E402  (beside this file)
 import bench_stage  # noqa: E402  (beside this file)
 import bench_topics  # noqa: E402  (beside this file)
+from bench_growth import SCALING_STAGES  # noqa: E402, F401  (the tests read it here)
 
 from pipeline import encoder as encoders  # noqa: E402
 from pipeline import schemas, tables  # noqa: E402
@@ -93,7 +98,6 @@ from pipeline.text import embedding_texts  # noqa: E402
 N_ADDED = 19
 LIMIT_PAPERS = 500  # the limit section's texts: enough for a stable rate, a minute a precision
 ADDED = ROOT / "data/raw/iclr2025_abstracts.txt"  # 19 ICLR 2025 abstracts
-SCALING_STAGES = ("cluster", "label", "metrics", "compare", "export", "render")
 
 
 def _corpus(config_path: Path, work: Path) -> tuple[pd.DataFrame, list[str]]:
@@ -145,11 +149,7 @@ def _make(config: Path) -> tuple[float, dict[str, tuple[float, int]], dict[str, 
     return seconds, stages, records
 
 
-def _write_config(path: Path, base: dict, inputs: list[str], out: Path, cache: Path) -> Path:
-    data = dict(base, inputs=inputs, output_dir=str(out))
-    data["embed"] = dict(base.get("embed") or {}, cache_dir=str(cache), progress_bar=False)
-    path.write_text(yaml.safe_dump(data), encoding="utf-8")
-    return path
+_write_config = bench_stage.write_config
 
 
 def _baseline_bertopic(texts_path: Path) -> None:
@@ -252,40 +252,6 @@ def bench_build(config_path: Path, documents: pd.DataFrame, texts: list[str], wo
     }
 
 
-def bench_scaling(config_path: Path, work: Path, sizes: list[int]) -> list[dict]:
-    """cluster/label/render on corpora grown from the real one by perturbing its embeddings."""
-    cold = work / "cold"
-    documents = tables.read_table(cold / "documents.parquet", schemas.DOCUMENTS)
-    _, vectors = tables.read_embeddings(cold / "embeddings.parquet")
-    rng = np.random.default_rng(0)
-    rows = []
-    for size in sizes:
-        folder = work / f"scale_{size}"
-        folder.mkdir()
-        take = np.arange(size) % len(documents)
-        grown = documents.iloc[take].reset_index(drop=True)
-        copy = np.arange(size) // len(documents)
-        grown["doc_id"] = [f"{d}-{c}" for d, c in zip(grown["doc_id"], copy, strict=True)]
-        noisy = vectors[take] + rng.normal(0, 0.01, (size, vectors.shape[1])).astype(np.float32)
-        noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
-        how = f"the cold build's papers repeated to {size}, embeddings perturbed (seed 0)"
-        bench_stage.write_tables(folder, grown, cold / "documents.parquet", how, noisy)
-        config = _write_config(
-            folder / "config.yaml",
-            yaml.safe_load(config_path.read_text(encoding="utf-8")),
-            [str(folder / "documents.parquet")],
-            folder,
-            work / "cache",
-        )
-        row = {"papers": size}
-        for stage in SCALING_STAGES:
-            figures = bench_stage.run_stage(stage, config)
-            row[stage] = (figures["wall_s"], figures["peak_mb"])
-        rows.append(row)
-        print(json.dumps(row), flush=True)
-    return rows
-
-
 def report(results: dict) -> str:
     lines = []
     if "embed" in results:
@@ -330,10 +296,9 @@ def report(results: dict) -> str:
     if "ray_scaling" in results:
         lines += bench_ray_scaling.report(results["ray_scaling"])
     if "scaling" in results:
-        lines.append(f"scaling (s wall / peak MB):  papers | {' | '.join(SCALING_STAGES)}")
-        for row in results["scaling"]:
-            cells = " | ".join(f"{row[s][0]:.0f} s / {row[s][1]} MB" for s in SCALING_STAGES)
-            lines.append(f"  {row['papers']:>7} | {cells}")
+        lines += bench_growth.report_scaling(results["scaling"])
+    if "grow" in results:
+        lines += bench_growth.report_add(results["grow"])
     return "\n".join(lines)
 
 
@@ -342,9 +307,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", type=Path, default=ROOT / "configs/default.yaml")
     parser.add_argument("--runs", type=int, default=3, help="embedding runs (median reported)")
     parser.add_argument(
-        "--sections", default="embed,build", help="embed,build,limit,modes,sample,ray,topics"
+        "--sections",
+        default="embed,build",
+        help="embed,build,limit,batching,modes,sample,ray,topics",
     )
     parser.add_argument("--scaling", default="", help="paper counts, e.g. 10000,30000,100000")
+    parser.add_argument("--grow-sizes", default="", help="built corpora 19 papers join: 100000")
     parser.add_argument("--map-sizes", default="", help="map papers, e.g. 100000,1000000")
     parser.add_argument(
         "--serve-sizes", default="", help="topicmap serve, papers searched, e.g. 10000,100000"
@@ -411,12 +379,16 @@ def main(argv: list[str] | None = None) -> None:
             step = max(1, len(texts) // LIMIT_PAPERS)
             results["limit"] = bench_limit.bench_limit(texts[::step][:LIMIT_PAPERS], args.runs)
             print("\n".join(bench_limit.limit_lines(results["limit"])), flush=True)
-        if "build" in sections or args.scaling:
+        if "batching" in sections:  # a vector whatever its companions: tools/bench_batching.py
+            results["batching"] = bench_batching.run(texts, args.config, args.runs)
+        if "build" in sections or args.scaling or args.grow_sizes:
             results["build"] = bench_build(args.config, documents, texts, work)
             print(report({"build": results["build"]}), flush=True)
         if args.scaling:
             sizes = [int(s) for s in args.scaling.split(",")]
-            results["scaling"] = bench_scaling(work / "full.yaml", work, sizes)
+            results["scaling"] = bench_growth.bench_scaling(work / "full.yaml", work, sizes)
+        if args.grow_sizes:  # 19 papers added to large built corpora: tools/bench_growth.py
+            results["grow"] = bench_growth.run(args.config, work, args.grow_sizes, ADDED)
         if "modes" in sections:
             results["modes"] = bench_modes.bench_modes(args.config, work)
             written = encoders.modes_path(load_config(args.config).embed)

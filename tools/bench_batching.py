@@ -113,3 +113,10 @@ def report(result: dict, flags: str) -> list[str]:
             f"vector with other companions: {same}"
         )
     return lines
+
+
+def run(texts: list[str], config_path, runs: int) -> dict:
+    """The section, printed as it ends (bench.py's)."""
+    result = bench_batching(texts, config_path, runs)
+    print("\n".join(report(result)), flush=True)
+    return result

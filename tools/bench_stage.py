@@ -65,6 +65,16 @@ def figure(record: dict, name: str, stage: str) -> float:
     return record[name]
 
 
+def write_config(path: Path, base: dict, inputs: list[str], out: Path, cache: Path) -> Path:
+    """A bench's config: `base` with these inputs, output folder and embeddings cache."""
+    import yaml
+
+    data = dict(base, inputs=inputs, output_dir=str(out))
+    data["embed"] = dict(base.get("embed") or {}, cache_dir=str(cache), progress_bar=False)
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
 def write_tables(folder: Path, documents, source: Path, how: str, vectors=None) -> None:
     """A documents table a bench made from the documents table `source` (`how`: in words), and
     given `vectors` its embeddings, written into `folder` by the pipeline's own writers with a
