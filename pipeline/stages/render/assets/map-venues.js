@@ -5,18 +5,21 @@
  *   palette's colours), panels sit by group, each header starts with its group's colour, and
  *   a legend in the toolbar names the groups; pressing one shows its venues' panels alone.
  * - Every header keeps its count: where the panel is too narrow for the venue's name and
- *   "12 of 339 papers", the name is shortened (its full name in the tooltip of the legend)
- *   and the count written as "12/339".
- * - In a grid of small multiples a theme (or, zoomed in, a topic) is labelled only in the
- *   panels where it is large (at least LARGE of the venue's papers, or the venue's largest),
- *   at the middle of its papers there, by its first term in a small font, so labels say what
- *   each venue holds rather than repeating in every panel; map-labels.js still leaves out a label that would cover another.
+ *   "12 of 339 papers" (measured in the map's font), the count is written "12/339" and the
+ *   name shortened with "…".
+ * - In a grid of small multiples a theme is labelled only in the panels where it is large (at
+ *   least LARGE of the venue's papers, or the venue's largest), a topic (zoomed in) in those
+ *   holding at least LEAST of its papers; each at the middle of its papers there, by its first
+ *   term in a small font, so labels say what each venue holds rather than repeating in every
+ *   panel; map-labels.js still leaves out a label that would cover another.
  */
 (() => {
   "use strict";
 
   const { el, swatch, esc } = window.TopicMap.helpers;
-  const LARGE = { themes: 0.12, topics: 0.04 }; // a label's share of the panel's papers
+  // a label's share of the panel's papers: a theme where it is large; a topic (zoomed in, few
+  // in view) wherever the venue has LEAST of its papers
+  const LARGE = { themes: 0.12, topics: 0 };
   const LEAST = 3; // papers a label needs in a panel
   const FONT = "system-ui, -apple-system, Segoe UI, Roboto, sans-serif"; // map-layout.js's
 
