@@ -101,7 +101,8 @@
   function labeller(D) {
     const tally = tallies(D);
     return (items, box, kind, grid) => {
-      if (!grid || box.venue === null || box.venue === undefined) return items;
+      const venuePanel = grid && box.venue !== null && box.venue !== undefined;
+      if (!venuePanel || !(kind in LARGE)) return items; // areas: few, each spans venues
       const t = tally(kind);
       const n = (kind === "themes" ? D.DATA.themes : D.DATA.topics).length;
       const total = t.totals[box.venue];
