@@ -7,7 +7,7 @@
 (() => {
   "use strict";
 
-  const { esc, fmt } = window.TopicMap.helpers;
+  const { fmt } = window.TopicMap.helpers;
   const GAP = 0.025;
   const HEADER_PX = 24; // the gap above a grid row, for its panels' headers
   const MARGIN = { l: 8, r: 8, t: 30, b: 8 };
