@@ -10,6 +10,7 @@
   "use strict";
 
   const { toPixel, cover } = window.TopicMap.helpers;
+  const AREA_ZOOM = 0.75; // areas are labelled while more than this share of the map shows
   const ANCHORS = ["center", "left", "right"]; // the side of the label at its topic's x
 
   /** Where a label fits at pixel (px, py) in the box without covering one placed: or null. */
@@ -52,7 +53,7 @@
   /** A label's span, at its place in the panel `box` of the plot. */
   function labelSpan(label, box, kind) {
     const span = document.createElement("span");
-    span.className = `map-label ${kind === "themes" ? "theme" : "topic"}${box.grid ? " small" : ""}`;
+    span.className = `map-label ${{ areas: "area", themes: "theme" }[kind] || "topic"}${box.grid ? " small" : ""}`;
     span.textContent = label.text;
     span.dataset.anchor = label.anchor;
     span.style.left = `${box.left + label.x}px`;
@@ -67,17 +68,22 @@
    */
   function layer(D, state, gd, boxes) {
     const assigned = D.DATA.topics.filter((t) => t.id >= 0);
+    const areas = D.DATA.areas || []; // the level above themes, in a large corpus only
     const panelItems = window.TopicMap.venues.labeller(D);
     const node = document.createElement("div");
     node.id = "map-labels";
     node.setAttribute("aria-hidden", "true");
     gd.parentElement.append(node);
 
+    /** The level labelled: chosen, or by zoom (areas where the data has them, seen whole;
+     * themes; topics zoomed in). */
     function level() {
       if (state.labels === "off") return null;
       if (state.labels === "topics" || D.themes.size === 0) return "topics";
       if (state.labels === "themes") return "themes";
-      return state.zoomedIn ? "topics" : "themes";
+      if (state.labels === "areas" && areas.length) return "areas";
+      if (state.zoomedIn) return "topics";
+      return areas.length && state.zoom > AREA_ZOOM ? "areas" : "themes";
     }
 
     /** Place the labels for the panels as they are now, or over the `ranges` a drag shows. */
@@ -86,11 +92,12 @@
       const spans = [];
       cover(gd, node);
       if (kind !== null) {
-        const items = kind === "themes" ? D.DATA.themes : assigned;
         for (const shown of boxes()) {
           const box = { ...shown, ...(ranges || {}) };
-          const own = panelItems(items, box, kind, box.grid); // map-venues.js
-          for (const label of placements(own, box, kind)) spans.push(labelSpan(label, box, kind));
+          const shows = kind === "areas" && box.grid ? "themes" : kind; // a venue's panel: themes
+          const items = { areas, themes: D.DATA.themes }[shows] || assigned;
+          const own = panelItems(items, box, shows, box.grid); // map-venues.js
+          for (const label of placements(own, box, shows)) spans.push(labelSpan(label, box, shows));
         }
       }
       node.replaceChildren(...spans);
