@@ -101,10 +101,12 @@ def bench_batching(texts: list[str], config_path, runs: int) -> dict:
     }
 
 
-def report(result: dict, flags: str) -> list[str]:
+def report(result: dict) -> list[str]:
+    from pipeline.encoder import cpu_flags
+
     lines = [
         f"batching ({result['papers']} papers, {result['precision']}, median of "
-        f"{result['runs']} runs, CPU flags {flags}):",
+        f"{result['runs']} runs, CPU flags {' '.join(cpu_flags())}):",
     ]
     for way in result["ways"]:
         same = "same" if way["same_with_companions"] else "CHANGES"

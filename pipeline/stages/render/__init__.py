@@ -16,6 +16,7 @@ pseudo-HTML.
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 import numpy as np
@@ -197,20 +198,36 @@ def run(
     write_files(report.parent, pages, get_plotlyjs())
 
 
+def write_changed(path: Path, text: str) -> None:
+    """Write `text` at `path` atomically, unless the file holds it already: then only its time
+    is renewed (Make's targets stay newer than their inputs). Papers added to a build rewrite
+    only the text shards whose papers changed."""
+    try:
+        same = (
+            path.stat().st_size == len(data := text.encode("utf-8")) and path.read_bytes() == data
+        )
+    except OSError:
+        same = False
+    if same:
+        os.utime(path)
+    else:
+        tables.write_text(path, text)
+
+
 def write_files(folder: Path, files: dict[str, str], plotly_js: str) -> None:
     """Write make_pages' files, plotly.js and the assets into `folder`, each file atomically,
     and remove shards of an earlier build that this one did not write (a bigger corpus left
     more: they would hold other papers' text)."""
-    tables.write_text(folder / PLOTLY_JS, plotly_js)
+    write_changed(folder / PLOTLY_JS, plotly_js)
     gl2d = (VENDOR_DIR / MAP_PLOTLY_JS).read_text(encoding="utf-8")
-    tables.write_text(folder / MAP_PLOTLY_JS, gl2d)
+    write_changed(folder / MAP_PLOTLY_JS, gl2d)
     for name in ASSETS:
-        tables.write_text(folder / name, (ASSETS_DIR / name).read_text(encoding="utf-8"))
+        write_changed(folder / name, (ASSETS_DIR / name).read_text(encoding="utf-8"))
     shard_dir = folder / SHARD_DIR
     shard_dir.mkdir(parents=True, exist_ok=True)
     # the shards before the pages, so a run killed in between leaves no page without its text
     for name, text in sorted(files.items(), key=lambda item: item[0].endswith(".html")):
-        tables.write_text(folder / name, text)
+        write_changed(folder / name, text)
         if name.endswith(".html"):
             log.info("wrote %s (%d KB)", folder / name, len(text.encode()) // 1024)
     stale = [p for p in shard_dir.iterdir() if p.is_file() and f"{SHARD_DIR}/{p.name}" not in files]
