@@ -107,10 +107,14 @@ def fit_model(
     config: ClusterConfig,
     encoder: str,
     engine: EngineConfig | None = None,
+    rows: np.ndarray | None = None,
 ) -> Result:
-    """Fit a model on the papers (a stratified sample of them above fit_max_papers) and assign
-    the rest to it (on `engine`, default: here)."""
-    rows = in_id_order(documents, stratified_sample(documents, config.fit_max_papers))
+    """Fit a model on the papers (a stratified sample of them above fit_max_papers; `rows`, when
+    given, are the papers fitted instead) and assign the rest to it (on `engine`, default:
+    here)."""
+    if rows is None:
+        rows = stratified_sample(documents, config.fit_max_papers)
+    rows = in_id_order(documents, np.asarray(rows))
     if len(rows) < len(documents):
         log.info("fitting on a sample of %d of %d papers", len(rows), len(documents))
     fitted_docs = documents.iloc[rows]

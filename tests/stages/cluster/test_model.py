@@ -13,7 +13,7 @@ import pytest
 from pipeline import schemas, tables
 from pipeline.config import ClusterConfig, EngineConfig
 from pipeline.errors import PipelineError
-from pipeline.stages.cluster import make_clusters, read_saved, sample_settings
+from pipeline.stages.cluster import fit_model, make_clusters, read_saved, sample_settings
 from pipeline.stages.cluster import model as models
 from pipeline.stages.cluster.place import place, place_in_chunks
 from pipeline.stages.cluster.sample import stratified_sample
@@ -194,6 +194,18 @@ def test_large_corpora_are_fitted_on_a_stratified_sample_and_the_rest_assigned()
 
     assert adjusted_rand_score(truth, topics) > 0.95
     assert (topics[assigned] >= 0).mean() > 0.95
+
+
+def test_a_sample_fit_can_be_given_the_papers_it_fits():
+    documents, vectors, truth, _ = _blobs()
+    rows = np.arange(1, len(documents), 2)  # every other paper, not the stratified sample
+    result = fit_model(documents, vectors, ClusterConfig(), ENCODER, rows=rows)
+    fitted = result.clusters["placed"].eq("fit").to_numpy()
+    assert np.array_equal(np.flatnonzero(fitted), rows)
+    assert result.clusters["doc_id"].tolist() == documents["doc_id"].tolist()
+    from sklearn.metrics import adjusted_rand_score
+
+    assert adjusted_rand_score(truth, result.clusters["topic"]) > 0.95
 
 
 @pytest.mark.parametrize(
