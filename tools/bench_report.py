@@ -103,17 +103,7 @@ def tables(case: str, seed: int = 0) -> dict:
             + [[first[t]] if t in first else [] for t in range(N_TOPICS)],
         }
     )
-    members = [[t for t in range(N_TOPICS) if theme_of[t] == h] for h in range(N_THEMES)]
-    themes = pd.DataFrame(
-        {
-            "theme": np.arange(N_THEMES, dtype=np.int32),
-            "label": [labels[m[0]] for m in members],
-            "terms": [labels[m[0]].split(", ") for m in members],
-            "size": [int(sum(sizes[t + 1] for t in m)) for m in members],
-            "topics": [sorted(m, key=lambda t: -sizes[t + 1]) for m in members],
-            **{"area": np.full(N_THEMES, -1, np.int32), "area_label": [""] * N_THEMES},
-        }
-    )
+    themes = _themes(theme_of, labels, sizes)
     config = CompareConfig()
     return {
         "documents": documents,
@@ -123,6 +113,21 @@ def tables(case: str, seed: int = 0) -> dict:
         "venue_topics": compare.make_venue_topics(documents, clusters, topics, themes, config),
         "venue_years": compare.make_venue_years(documents, clusters, topics, themes, config),
     }
+
+
+def _themes(theme_of: np.ndarray, labels: list[str], sizes: np.ndarray) -> pd.DataFrame:
+    """The themes table: each theme holds the topics theme_of gives it, largest first."""
+    members = [[t for t in range(N_TOPICS) if theme_of[t] == h] for h in range(N_THEMES)]
+    return pd.DataFrame(
+        {
+            "theme": np.arange(N_THEMES, dtype=np.int32),
+            "label": [labels[m[0]] for m in members],
+            "terms": [labels[m[0]].split(", ") for m in members],
+            "size": [int(sum(sizes[t + 1] for t in m)) for m in members],
+            "topics": [sorted(m, key=lambda t: -sizes[t + 1]) for m in members],
+            **{"area": np.full(N_THEMES, -1, np.int32), "area_label": [""] * N_THEMES},
+        }
+    )
 
 
 def render_report(folder: Path, t: dict) -> float:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from pipeline import schemas, tables
@@ -84,9 +85,13 @@ def _from_registry(registry: pd.DataFrame | None, topics: pd.Series, column: str
 def make_document_info(
     documents: pd.DataFrame, clusters: pd.DataFrame, topics: pd.DataFrame
 ) -> pd.DataFrame:
-    """Pure core: one row per paper (clusters' order, the order the model was fitted in) with
-    BERTopic's get_document_info() columns, then ours."""
-    merged = with_topic_labels(tables.join_papers(documents, clusters), topics)
+    """Pure core: one row per paper with BERTopic's get_document_info() columns, then ours; the
+    fitted papers first in doc_id order (the order the model was fitted in, so the first rows
+    line up with its topics_), then the papers placed into it, in doc_id order."""
+    placed = clusters["placed"].to_numpy() != "fit"
+    order = np.lexsort((clusters["doc_id"].to_numpy(), placed))
+    ordered = clusters.iloc[order].reset_index(drop=True)
+    merged = with_topic_labels(tables.join_papers(documents, ordered), topics)
     per_topic = topics.set_index(topics["topic"].astype(int))
     text_of = dict(zip(documents["doc_id"], embedding_texts(documents), strict=True))
     representative = {d for docs in topics["representative_docs"] for d in docs}

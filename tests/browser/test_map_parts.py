@@ -39,7 +39,7 @@ def test_each_script_adds_one_part_and_the_namespace_is_fixed(site: Path, browse
     parts = page.evaluate("Object.keys(window.TopicMap)")
     roles = (
         "helpers data search venues labels layout density colour figure panel controls tree "
-        "years link instance"
+        "years link exporter reading selection instance"
     )
     assert parts == roles.split()
     assert len(parts) == len(render.MAP_SCRIPTS)  # one part a script

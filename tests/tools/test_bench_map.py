@@ -55,7 +55,11 @@ def test_the_report_names_the_cpu_and_the_load_beside_every_figure():
     row |= {"map_html_per_paper": 38, "shard_files": 123, "shards_per_paper": 527}
     row |= {"draw_s": 2.1, "text_s": 5.0, "search_s": 0.3, "search_hits": [1, 2, 3]}
     row |= {"click_s": 0.08, "zoom_s": 0.05, "js_heap_mb": 500, "problems": [], "load": [1.2, 2.5]}
+    row |= {"select_s": 0.6, "selected": [100_000, 10_012], "select_counted_s": 0.4}
+    row |= {"select_titled_s": 0.5, "csv_s": 1.4, "csv_mb": 3.2, "bibtex_s": 1.1}
+    row |= {"brush_s": 0.4, "recolour_s": 0.3}
     cpu, line = bench_map.report([row]).splitlines()
     assert cpu.startswith("CPU ") and "cores, flags" in cpu
     assert "100,000 papers" in line and "points drawn 2.1 s" in line
+    assert "a tenth selected 0.6 s (10,012 papers" in line and "as CSV 1.4 s (3.2 MB)" in line
     assert line.endswith("load 1.2-2.5")

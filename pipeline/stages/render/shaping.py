@@ -258,10 +258,6 @@ def map_data(
     tracks, track_of = _categories(frame["track"])
     span = venues_view.year_span(frame)
 
-    def column(values) -> dict:
-        values = np.asarray(values, dtype=np.int64)
-        return typed_array(values, smallest_int(values))
-
     return {
         "venues": venues,
         "venue_colours": [venue_colour(i) for i in range(len(venues))],
@@ -283,17 +279,27 @@ def map_data(
         "n_neighbours": n_neighbours,
         "shard_dir": SHARD_DIR,
         "shard_tokens": shard_tokens,
-        "papers": {
-            "count": len(frame),
-            "ids": "\n".join(frame["doc_id"]),
-            "x": typed_array(frame["x"].to_numpy(), "float32"),
-            "y": typed_array(frame["y"].to_numpy(), "float32"),
-            "topic": column(frame["topic"]),
-            "venue": column(venue_of),
-            "edition": column(edition_of),
-            "track": column(track_of),
-            "shard": column(shards),
-            # 0: no year (the year filter keeps such papers)
-            "year": column([y or 0 for y in venues_view.paper_years(frame)]),
-        },
+        "papers": _paper_columns(frame, shards, venue_of, edition_of, track_of),
+    }
+
+
+def _paper_columns(frame, shards, venue_of, edition_of, track_of) -> dict:
+    """Per paper: its doc_id (one newline-separated string) and compact typed arrays."""
+
+    def column(values) -> dict:
+        values = np.asarray(values, dtype=np.int64)
+        return typed_array(values, smallest_int(values))
+
+    return {
+        "count": len(frame),
+        "ids": "\n".join(frame["doc_id"]),
+        "x": typed_array(frame["x"].to_numpy(), "float32"),
+        "y": typed_array(frame["y"].to_numpy(), "float32"),
+        "topic": column(frame["topic"]),
+        "venue": column(venue_of),
+        "edition": column(edition_of),
+        "track": column(track_of),
+        "shard": column(shards),
+        # 0: no year (the year filter keeps such papers)
+        "year": column([y or 0 for y in venues_view.paper_years(frame)]),
     }
