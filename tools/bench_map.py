@@ -320,16 +320,21 @@ def _click_s(page, index: int) -> float | None:
     return time.perf_counter() - started
 
 
+def launch(playwright):
+    """Headless Debian chromium with the test suite's flags (the benches' browser)."""
+    return playwright.chromium.launch(
+        executable_path="/usr/bin/chromium",
+        headless=True,
+        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+    )
+
+
 def measure(folder: Path, n: int, timeout_ms: int = 300_000) -> dict:
     """Open the map in headless Chromium (the test suite's flags) and time what it does."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path="/usr/bin/chromium",
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
+        browser = launch(playwright)
         load_before = os.getloadavg()[0]
         context, page, problems, drawn = _open(browser, folder, timeout_ms)
         page.evaluate("window.TopicMap.instance.setView('combined')")

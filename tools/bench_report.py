@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from bench_map import cpu_line  # beside this file
+from bench_map import cpu_line, launch  # beside this file
 from relabel_corpus import content_groups, real_papers, relabel
 
 CASES = {  # name: (papers, venues, years or None: each paper's own)
@@ -176,11 +176,7 @@ def measure(folder: Path, runs: int = 3) -> dict:
     loads, floors, problems = [], [], []
     prefix = folder.as_uri() + "/"
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path="/usr/bin/chromium",
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
+        browser = launch(playwright)
         load_before = os.getloadavg()[0]
         for run in range(2 * runs):
             name = "floor.html" if run % 2 else "index.html"
