@@ -378,3 +378,19 @@ def test_the_map_opens_combined_colours_by_venue_and_labels_by_zoom(tmp_path, op
     assert "shown" in page.get_attribute("#venue-key", "class")
     assert page.text_content("#venue-key") == "ICLRICML"
     assert state.errors == [] and state.blocked == []
+
+
+def test_a_theme_label_too_long_for_its_panel_is_shortened_not_left_out(tmp_path, open_offline):
+    """A theme labelled `shared phrase: heads` wider than the venue's panel shows its shared
+    phrase there, not nothing."""
+    synthetic = corpus(300, n_topics=6, n_themes=2)
+    heads = ", ".join(f"topic head number {k}" for k in range(8))  # far wider than a panel
+    synthetic.themes["label"] = [f"shared phrase {h}: {heads}" for h in synthetic.themes["theme"]]
+    render_site(tmp_path, synthetic)
+    page = open_offline(tmp_path / "map.html").page
+    page.wait_for_function(MAP_READY)
+    page.wait_for_timeout(300)
+    drawn = _drawn_labels(page)
+    assert drawn and all(label.startswith("shared phrase ") for label in drawn), drawn
+    assert all(":" not in label for label in drawn), drawn
+    assert {label.split()[-1] for label in drawn} == {"0", "1"}

@@ -3,8 +3,8 @@
  * Labels are not plotly annotations: changing an annotation makes plotly recompute every trace
  * (at a million papers, seconds per zoom), while these are a few dozen absolutely placed spans
  * moved on every zoom, pan and drag frame. Larger topics are placed first and a label that would
- * overlap one already placed is left out, so zooming in reveals the smaller topics' labels. The
- * text is set with textContent.
+ * overlap one already placed is shortened (shortForms) or left out, so zooming in reveals the
+ * smaller topics' labels. The text is set with textContent.
  */
 (() => {
   "use strict";
@@ -30,6 +30,14 @@
     return null;
   }
 
+  /** A label and its shorter forms, longest first, for where the whole does not fit: a
+   * theme's shared phrase before its topics' heads ("robustness: adversarial, backdoors"),
+   * then its first term. */
+  function shortForms(label) {
+    const forms = [label, label.split(": ")[0], label.split(": ")[0].split(", ")[0]];
+    return forms.filter((form, i) => form && forms.indexOf(form) === i);
+  }
+
   /** Each of `items`' labels placed in a panel's box: {text, x, y: where its anchor is, in the
    * box's pixels, anchor: the side of the label at x ("center", "left", "right")}. */
   function placements(items, box, kind) {
@@ -41,11 +49,17 @@
     for (const item of sorted) {
       const [px, py] = toPixel(box, item.x, item.y);
       if (px < 0 || px > box.w || py < 0 || py > box.h) continue;
-      const spot = spotFor(px, py, item.label.length * charWidth + 8, fontSize + 6, box, placed);
+      let spot = null;
+      let text = null;
+      for (const form of shortForms(item.label)) {
+        spot = spotFor(px, py, form.length * charWidth + 8, fontSize + 6, box, placed);
+        text = form;
+        if (spot !== null) break;
+      }
       if (spot === null) continue;
       placed.push(spot.rect);
       const y = (spot.rect.t + spot.rect.b) / 2;
-      out.push({ text: item.label, x: px, y, anchor: spot.xanchor });
+      out.push({ text, x: px, y, anchor: spot.xanchor });
     }
     return out;
   }
