@@ -165,8 +165,9 @@ $(OUT)/bertopic/topics.json: $(OUT)/documents.parquet $(OUT)/embeddings.parquet 
 # The report and the map, with plotly.js, the static assets and the map's text shards beside
 # them: PAGE_FILES is render's own list of what it writes (render.PAGE_FILES, in deps.mk),
 # map-data/ standing as its first shard, so a page file deleted is rebuilt.
-$(PAGES) &: $(TOPIC_TABLES) $(OUT)/embeddings.parquet $(OUT)/venue_topics.parquet $(OUT)/venue_years.parquet $(OUT)/metrics.json $(REPORT_EXTRAS) $(CODE_render) $(call STAMP,render) | $(VENV_DONE)
-	$(RUN) render --config $(CONFIG) $(TOPIC_ARGS) --embeddings $(OUT)/embeddings.parquet --venue-topics $(OUT)/venue_topics.parquet --venue-years $(OUT)/venue_years.parquet --metrics $(OUT)/metrics.json $(foreach r,$(QUALITY_RUNS),--$(r) $(OUT)/$(r).json) --report $(OUT)/index.html
+# The topic registry and the topics' snapshots (what changed) come with the model (fit.json).
+$(PAGES) &: $(TOPIC_TABLES) $(OUT)/embeddings.parquet $(OUT)/venue_topics.parquet $(OUT)/venue_years.parquet $(OUT)/metrics.json $(OUT)/model/fit.json $(REPORT_EXTRAS) $(CODE_render) $(call STAMP,render) | $(VENV_DONE)
+	$(RUN) render --config $(CONFIG) $(TOPIC_ARGS) --embeddings $(OUT)/embeddings.parquet --venue-topics $(OUT)/venue_topics.parquet --venue-years $(OUT)/venue_years.parquet --metrics $(OUT)/metrics.json --registry $(OUT)/model/registry.parquet --snapshots $(OUT)/model/snapshots.parquet $(foreach r,$(QUALITY_RUNS),--$(r) $(OUT)/$(r).json) --report $(OUT)/index.html
 
 # Speed figures for this config's corpus (see tools/bench.py); BENCH_ARGS e.g.
 #   make bench CONFIG=configs/corpora2023.yaml BENCH_ARGS="--runs 3 --scaling 10000,30000,100000"

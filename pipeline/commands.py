@@ -28,6 +28,7 @@ FILES = {
     "report": "index.html",
     "model": "model/papers.parquet",  # the saved topic model's folder, named by its papers
     "registry": "model/registry.parquet",  # the saved model's topic registry
+    "snapshots": "model/snapshots.parquet",  # the topics' papers at the fit and the last build
     "bertopic": "bertopic/topics.json",  # the BERTopic model's folder, named by one of its files
     "topic_info": "topic_info.csv",
     "document_info": "document_info.csv",
@@ -102,11 +103,11 @@ COMMANDS = {
                 ("documents", "embeddings", "clusters", "topics", "model"),
                 ("bertopic",), "-> bertopic/: the build as a BERTopic model (safetensors)",
                 compiles=True),
-        Command("render", ("render",),
+        Command("render", ("render", "compare"),
                 ("documents", "embeddings", "clusters", "topics", "themes", "venue_topics",
                  "venue_years", "metrics"), ("report",),
                 "-> index.html (the report) and map.html beside it",
-                optional=("stability", "baseline")),
+                optional=("stability", "baseline", "registry", "snapshots")),
         Command("figure", ("figures",), ("documents", "clusters", "topics", "themes"),
                 ("figure",), "-> figures/map.png, map.svg and map.pdf: the map as a still "
                 "image for a paper or a talk (make figures)", stage="figures"),

@@ -113,6 +113,18 @@ TOPIC_REGISTRY = Schema(
         _f("centre", pa.list_(pa.float32())),  # its unit centre in the model (empty once gone)
     ),
 )
+# the topics' papers at two earlier moments (model/snapshots.parquet), for the report's "What
+# changed": when the saved model was fitted ("fit") and in the previous build whose topics
+# differed from this one's ("build")
+TOPIC_SNAPSHOTS = Schema(
+    "topic snapshots",
+    (
+        _f("snapshot", pa.string()),  # "fit" or "build"
+        _f("fit_id", pa.string()),  # the fit_id of the model whose topics they were
+        _f("topic", pa.int32()),  # -1: the papers no topic took
+        _f("papers", pa.int32()),  # the topic's papers then
+    ),
+)
 # label: one row per topic (-1 included when papers are unassigned)
 TOPICS = Schema(
     "topics",

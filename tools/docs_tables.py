@@ -24,7 +24,11 @@ from pipeline import commands, schemas
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "tables.md"
 # the file each schema's table has in an output folder, by the commands' file names
-FILE_OF = {"model papers": commands.FILES["model"], "topic registry": commands.FILES["registry"]}
+FILE_OF = {
+    "model papers": commands.FILES["model"],
+    "topic registry": commands.FILES["registry"],
+    "topic snapshots": commands.FILES["snapshots"],
+}
 # the CSV tables: (file, BERTopic's columns, all columns), from the schema module's tuples
 CSV_TABLES = (
     ("topic_info.csv", "BERTOPIC_TOPIC_INFO", "TOPIC_INFO"),

@@ -58,6 +58,10 @@ MODULES = {
         "pipeline/stages/compare.py",
         ["tests/stages/compare/test_compare.py", "tests/stages/compare/test_years.py"],
     ),
+    "log_odds": (
+        "pipeline/log_odds.py",
+        ["tests/stages/compare/test_compare.py", "tests/stages/compare/test_years.py"],
+    ),
     "scores": (
         "pipeline/scores.py",
         ["tests/ground/test_scores.py", "tests/stages/metrics/test_metrics.py"],

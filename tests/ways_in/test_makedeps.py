@@ -36,6 +36,7 @@ def test_each_stage_depends_on_its_module_and_the_ground_it_imports():
     }
     assert "pipeline/encoder.py" in _code("label") and "pipeline/encoder.py" in _code("embed")
     assert "pipeline/scores.py" in _code("metrics") and "pipeline/scores.py" not in _code("compare")
+    assert "pipeline/log_odds.py" in _code("compare") and "pipeline/log_odds.py" in _code("render")
     assert {f for f in _code("ingest") if f.startswith("pipeline/stages/ingest/")} == {
         "pipeline/stages/ingest/__init__.py",
         "pipeline/stages/ingest/hyphens.py",

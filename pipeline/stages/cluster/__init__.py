@@ -22,7 +22,7 @@ import pandas as pd
 from pipeline import schemas, tables
 from pipeline.config import ClusterConfig, EngineConfig
 from pipeline.errors import PipelineError
-from pipeline.stages.cluster import evolve
+from pipeline.stages.cluster import evolve, snapshots
 from pipeline.stages.cluster import model as models
 from pipeline.stages.cluster import registry as registries
 from pipeline.stages.cluster.fit import assign_topics, fit_topics, resolve_params
@@ -302,8 +302,13 @@ def run(
     read = read_previous if refit else read_saved
     saved, previous = read(model_dir, clusters, encoder)
     result = make_clusters(papers, vectors, config, encoder, saved, previous, refit, engine)
+    history = snapshots.read(model_dir)  # before a save replaces the folder
     if result.refitted or result.changed:
         models.save(with_labels(result.model, clusters.parent / "topics.parquet"), model_dir)
+    before = "" if saved is None else saved.fit_id
+    fit_id = result.model.fit_id
+    kept = snapshots.updated(history, previous, before, result.clusters, fit_id, result.refitted)
+    snapshots.keep(model_dir, kept)
     notes = {k: str(v) for k, v in result.model.summary().items()}
     tables.write_table(result.clusters, clusters, schemas.CLUSTERS, lineage, notes)
     os.utime(model_dir / "fit.json")  # the model is current for this clusters table (for Make)

@@ -17,15 +17,17 @@ from __future__ import annotations
 
 import logging
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from pipeline import schemas, tables
-from pipeline.config import RenderConfig
+from pipeline.config import CompareConfig, RenderConfig
 from pipeline.errors import PipelineError
 from pipeline.labels import page_title, theme_level
+from pipeline.stages.render.changes import Odds, changes_context
 from pipeline.stages.render.mapfiles import SHARD_DIR, shard_path
 from pipeline.stages.render.mapview import Similar, build_key, map_context, similar_of
 from pipeline.stages.render.report import report_context
@@ -102,25 +104,52 @@ def make_pages(
     report_name: str = "index.html",
     fitted_at: str | None = None,
     venue_years: pd.DataFrame | None = None,
+    history: History | None = None,
 ) -> dict[str, str]:
     """Pure core: {file path: text} of the generated files: {report_name: the report's HTML,
     "map.html": the map's} and the map's text shards (`map-data/text-NNN.js`). `embeddings` is
     (doc_ids, vectors), or the papers' Similar papers computed from them (mapview.similar_of);
     `stability` and `baseline` are None when not built; `fitted_at`: when
-    the topic model was fitted. Both pages load plotly.js and the assets from beside
-    themselves."""
+    the topic model was fitted; `history`: what the report's "What changed" section and the
+    map's marks are made from (None: only the latest year's lines). Both pages load plotly.js
+    and the assets from beside themselves."""
     if report_name == MAP_PAGE:
         raise PipelineError(f"the report cannot be called {MAP_PAGE}: that is the map's name")
     frame = tables.paper_frame(documents, clusters, topics)
     level = theme_level(themes)
-    summary = summarise(frame, topics, level, venue_topics, fitted_at)
+    history = history or History(notes={"fitted_at": fitted_at} if fitted_at else None)
+    odds = history.odds or Odds(CompareConfig().prior_scale, _z_threshold(venue_topics))
+    changed = changes_context(
+        frame, topics, history.registry, history.snapshots, history.notes, venue_years, odds
+    )
+    summary = summarise(frame, topics, level, venue_topics, history.notes, changed)
     common = {"title": page_title(config.title, frame), "report_name": report_name}
     figures = (metrics, stability, baseline)
     report = report_context(frame, topics, level, venue_topics, summary, figures, venue_years)
+    report["changes"] = changed
+    marks = {"new": [] if changed is None else changed["new"], "gone": history.registry}
     return {
         report_name: render_template("report.html", page="report", **common, **report),
-        **map_page(frame, topics, level, embeddings, summary, config, **common),
+        **map_page(frame, topics, level, embeddings, summary, config, **common, marks=marks),
     }
+
+
+@dataclass(frozen=True)
+class History:
+    """What the pages say of the topics' past: the clusters table's notes (fit_id, fitted_at,
+    papers_at_fit), the saved model's topic registry and snapshots (None where there are none)
+    and compare's log-odds settings (None: compare's defaults, the venue table's threshold)."""
+
+    notes: dict | None = None
+    registry: pd.DataFrame | None = None
+    snapshots: pd.DataFrame | None = None
+    odds: Odds | None = None
+
+
+def _z_threshold(venue_topics: pd.DataFrame) -> float:
+    if len(venue_topics):
+        return float(venue_topics["z_threshold"].iloc[0])
+    return CompareConfig().z_threshold
 
 
 def map_page(
@@ -132,16 +161,18 @@ def map_page(
     config: RenderConfig,
     title: str,
     report_name: str,
+    marks: dict | None = None,
 ) -> dict[str, str]:
     """{"map.html": the map's HTML, and its text shards}: make_pages' map, from the papers'
     frame (tables.paper_frame: ordered by doc_id, with topic, x and y), the theme level (or
-    None), `embeddings` as make_pages takes them and the summary figures."""
+    None), `embeddings` as make_pages takes them, the summary figures and `marks`: the topics
+    born lately ("new") and the registry whose ended topics a link may name ("gone")."""
     similar = embeddings
     if not isinstance(similar, Similar):
         similar = similar_of(frame["doc_id"].tolist(), paper_vectors(frame, *embeddings))
     elif similar.doc_ids != frame["doc_id"].tolist():
         raise PipelineError("the embeddings do not hold the clustered papers: rerun make")
-    mapped, shards = map_context(frame, topics, themes, similar, summary, config)
+    mapped, shards = map_context(frame, topics, themes, similar, summary, config, marks)
     mapped["data"]["build_key"] = build_key(title)  # the reading list's key (map-reading.js)
     page = render_template(
         MAP_PAGE, page="map", scripts=MAP_SCRIPTS, title=title, report_name=report_name, **mapped
@@ -151,6 +182,8 @@ def map_page(
 
 def run(
     config: RenderConfig,
+    compare: CompareConfig | None = None,
+    *,
     documents: Path,
     embeddings: Path,
     clusters: Path,
@@ -162,9 +195,12 @@ def run(
     report: Path,
     stability: Path | None = None,
     baseline: Path | None = None,
+    registry: Path | None = None,
+    snapshots: Path | None = None,
 ) -> None:
     """Write the report at `report` (index.html) and, beside it, map.html, its text shards
-    (map-data/), both plotly.js bundles and the assets."""
+    (map-data/), both plotly.js bundles and the assets. `registry` and `snapshots`: the saved
+    model's (model/), read where they exist; `compare`: its log-odds settings."""
     from plotly.offline import get_plotlyjs
 
     tables.stage_lineage(  # refuse tables from different builds
@@ -192,10 +228,27 @@ def run(
         stability=None if stability is None else tables.read_json(stability, "stability"),
         baseline=None if baseline is None else tables.read_json(baseline, "baseline"),
         report_name=report.name,
-        fitted_at=tables.read_notes(clusters, "clusters").get("fitted_at"),
         venue_years=tables.read_table(venue_years, schemas.VENUE_YEARS),
+        history=read_history(clusters, registry, snapshots, compare),
     )
     write_files(report.parent, pages, get_plotlyjs())
+
+
+def read_history(
+    clusters: Path, registry: Path | None, snapshots: Path | None, compare: CompareConfig | None
+) -> History:
+    """The History of a build: its clusters table's notes and, where they exist, the saved
+    model's registry and snapshots."""
+
+    def table(path: Path | None, schema) -> pd.DataFrame | None:
+        return tables.read_table(path, schema) if path is not None and path.exists() else None
+
+    return History(
+        notes=tables.read_notes(clusters, "clusters"),
+        registry=table(registry, schemas.TOPIC_REGISTRY),
+        snapshots=table(snapshots, schemas.TOPIC_SNAPSHOTS),
+        odds=None if compare is None else Odds(compare.prior_scale, compare.z_threshold),
+    )
 
 
 def write_changed(path: Path, text: str) -> None:

@@ -11,6 +11,7 @@ import pandas as pd
 
 from pipeline.config import RenderConfig
 from pipeline.neighbours import similar_papers
+from pipeline.stages.render.changes import gone_topics
 from pipeline.stages.render.crowding import density_data, venue_groups
 from pipeline.stages.render.mapfiles import shard_files, shard_of
 from pipeline.stages.render.shaping import Summary, map_data, web_url
@@ -54,6 +55,17 @@ def add_crowding(data: dict, frame: pd.DataFrame) -> None:
             data["venue_colours"][v] = group["colour"]
 
 
+def add_history(data: dict, marks: dict) -> None:
+    """Mark the topics born lately (`new`: True) and add the ended topics (`gone`,
+    changes.gone_topics) to the map data."""
+    new = set(marks.get("new") or [])
+    for topic in data["topics"]:
+        if topic["id"] in new:
+            topic["new"] = True
+    labels = {t["id"]: t["label"] for t in data["topics"]}
+    data["gone"] = gone_topics(marks.get("gone"), labels)
+
+
 def map_context(
     frame: pd.DataFrame,
     topics: pd.DataFrame,
@@ -61,15 +73,19 @@ def map_context(
     similar: Similar,
     summary: Summary,
     config: RenderConfig,
+    marks: dict | None = None,
 ) -> tuple[dict, dict[str, str]]:
     """(everything templates/map.html lays out, {shard path: script} of the papers' text).
-    `similar`: the frame's papers' most similar papers; `themes`: the theme level or None."""
+    `similar`: the frame's papers' most similar papers; `themes`: the theme level or None;
+    `marks`: the topics born lately ("new": marked in the topic list) and the topic registry
+    ("gone": its ended topics, which a link may still name), or None."""
     neighbours, similarities = similar.neighbours, similar.similarities
     shards = shard_of(frame["topic"].to_numpy())
     urls = [web_url(u) for u in frame["url"]]
     files, tokens = shard_files(frame, urls, shards, neighbours, similarities)
     data = map_data(frame, topics, themes, shards, tokens, neighbours.shape[1], config)
     add_crowding(data, frame)
+    add_history(data, marks or {})
     context = {
         "summary": summary,
         "list_heading": "Themes and topics" if data["themes"] else "Topics",

@@ -303,4 +303,5 @@ def report_context(
         "label_check": label_check_rows(metrics, themes is not None),
         "has_stability": stability is not None,
         "has_baseline": baseline is not None,
+        "changes": None,  # the "What changed" section's data (changes.py), set by make_pages
     }

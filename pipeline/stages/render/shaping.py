@@ -91,8 +91,9 @@ class Summary:
     unassigned: int
     fitted: int = 0  # papers the topic model was fitted on
     assigned: int = 0  # assigned to it when it was fitted (a sample fit of a large corpus)
-    added: int = 0  # added to the saved model since
+    added: int = 0  # added since the fit: the papers now less those it was fitted among
     fitted_at: str | None = None  # when (ISO, UTC), from the clusters table's notes
+    born: int = 0  # topics born since the fit among added papers and those no topic took
 
     @property
     def unassigned_share(self) -> float:
@@ -104,11 +105,23 @@ def summarise(
     topics: pd.DataFrame,
     themes: pd.DataFrame | None,
     venue_topics: pd.DataFrame,
-    fitted_at: str | None = None,
+    notes: dict | None = None,
+    changed: dict | None = None,
 ) -> Summary:
     """Papers (per venue from venue_topics), topics, themes and unassigned papers (from the
-    topics table's sizes), and how the papers were placed (clusters' `placed`)."""
+    topics table's sizes), how the papers were placed (clusters' `placed`), and from the
+    clusters table's `notes` and the "What changed" section's data (`changed`) when the topics
+    were fitted, on how many papers, and the papers added and topics born since."""
     placed = frame["placed"].value_counts()
+    notes = notes or {}
+    at_fit = notes.get("papers_at_fit")
+    added = len(frame) - int(at_fit) if at_fit is not None else int(placed.get("added", 0))
+    since_fit = [p for p in (changed or {}).get("parts", []) if p["key"] == "fit"]
+    born = [r for p in since_fit for r in p["born"] if r["made"] == "emerged"]
+    assigned = int(placed.get("assigned", 0))
+    # the fit's papers: those of the corpus then not assigned (the papers of a topic born
+    # since are the model's too, placed "fit")
+    fitted = int(at_fit) - assigned if at_fit is not None else int(placed.get("fit", 0))
     rows = level_rows(venue_topics, "topic").drop_duplicates("venue")
     totals = dict(zip(rows["venue"], rows["venue_papers"], strict=True))
     unassigned = topics.loc[topics["topic"] == UNASSIGNED, "size"]
@@ -118,10 +131,11 @@ def summarise(
         topics=int((topics["topic"] >= 0).sum()),
         themes=None if themes is None else len(themes),
         unassigned=int(unassigned.sum()),
-        fitted=int(placed.get("fit", 0)),
-        assigned=int(placed.get("assigned", 0)),
-        added=int(placed.get("added", 0)),
-        fitted_at=fitted_at,
+        fitted=fitted,
+        assigned=assigned,
+        added=added,
+        fitted_at=notes.get("fitted_at"),
+        born=len(born),
     )
 
 

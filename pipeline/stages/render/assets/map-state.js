@@ -28,7 +28,7 @@
   /**
    * The link's state, each field present only where the link holds a value this map can show:
    * {view, venue (an index, or null: none), colour, years ({from, to}), query, mode, filter
-   * ({kind, id}), paper (an index)}.
+   * ({kind, id}), paper (an index), gone (DATA.gone's entry of an ended topic the link names)}.
    */
   function read(D, hash = window.location.hash) {
     const params = new URLSearchParams(hash.replace(/^#/, ""));
@@ -49,6 +49,9 @@
       const known = kind === "topic" ? D.topics : D.themes;
       if (params.has(kind) && params.get(kind) !== "" && known.has(id)) out.filter = { kind, id };
     }
+    // a topic that ended (split, merged, retired): the page says where its papers are now
+    const ended = (D.DATA.gone || []).find((g) => String(g.id) === params.get("topic"));
+    if (ended && out.filter === undefined) out.gone = ended;
     if (params.has("paper") && D.indexById.has(params.get("paper"))) {
       out.paper = D.indexById.get(params.get("paper"));
     }

@@ -3,7 +3,9 @@
  * arrow opens and closes it (aria-expanded); its name, or a topic's, shows only its papers
  * (actions.setFilter: pressed again, all of them) and zooms every panel to their extent (the
  * middle 98% of their places, padded), so the choice is seen, not only filtered; showing all
- * zooms back out. Buttons keep data-kind and data-id, which controls.markFilter marks.
+ * zooms back out. Buttons keep data-kind and data-id, which controls.markFilter marks. A topic
+ * born lately is marked "new"; a link to an ended topic is answered by a note above the list
+ * saying where its papers are now.
  */
 (() => {
   "use strict";
@@ -108,11 +110,39 @@
     return { li, list };
   }
 
+  /** A topic's entry; a topic born lately (topic.new: since the fit or the previous build)
+   * carries a "new" badge. */
   function topicItem(D, topic, choose) {
     const li = el("li", topic.id < 0 ? "unassigned" : "topic");
     const colour = topic.id < 0 ? D.DATA.colours.unassigned : topic.colour;
-    li.append(nodeButton("topic", topic, colour, choose));
+    const button = nodeButton("topic", topic, colour, choose);
+    if (topic.new) {
+      const badge = el("span", "badge-new", "new");
+      badge.title = "born since the topics were fitted or since the previous build";
+      button.querySelector(".name").after(badge);
+    }
+    li.append(button);
     return li;
+  }
+
+  /** Say, above the list, where the papers of an ended topic a link names (DATA.gone: split,
+   * merged or retired) are now, each of its successors a link; null hides the note. */
+  function showGone(D, ended) {
+    const note = byId("gone-note");
+    note.replaceChildren();
+    note.hidden = ended === null;
+    if (ended === null) return;
+    const how = { split: "was split", merged: "was merged", retired: "was retired" };
+    note.append(`Topic ${ended.id}, “${ended.label}”, ${how[ended.status] || "ended"}: `);
+    const now = ended.successors.filter((id) => D.topics.has(id));
+    if (!now.length) note.append("its papers are in no one topic now.");
+    else note.append("its papers are now in ");
+    now.forEach((id, k) => {
+      const link = el("a", null, `${D.topics.get(id).label} (#${id})`);
+      link.href = `#topic=${id}`;
+      note.append(k ? ", " : "", link);
+    });
+    if (now.length) note.append(".");
   }
 
   /** The themes' branches (each with its topics) of `themes`, appended to `list`. */
@@ -171,5 +201,5 @@
     });
   }
 
-  window.TopicMap.define("tree", ["helpers"], () => ({ build, extent, zoomTo }));
+  window.TopicMap.define("tree", ["helpers"], () => ({ build, extent, zoomTo, showGone }));
 })();

@@ -235,13 +235,14 @@
    * drawn once. */
   async function applyHash() {
     const wanted = link.read(D);
+    TopicMap.tree.showGone(D, wanted.gone || null);
     restoring = true;
     try {
       await restore(wanted);
     } finally {
       restoring = false;
     }
-    if (Object.keys(wanted).some((field) => field !== "paper")) await update();
+    if (Object.keys(wanted).some((field) => field !== "paper" && field !== "gone")) await update();
     if (wanted.paper !== undefined) await select(wanted.paper);
   }
 
