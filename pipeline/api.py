@@ -146,7 +146,9 @@ def build(
     # each stage's figures in out/.timings/ too, as the CLI's (timings.py)
     for name in build_steps(resolved):
         started = timings.begin(out, name)
-        run_command(name, resolved, {})
+        # the saved model's registry and snapshots, which csv and render read, where they are
+        model = {f: out / FILES[f] for f in ("registry", "snapshots") if (out / FILES[f]).exists()}
+        run_command(name, resolved, model)
         engine = resolved.engine.kind if COMMANDS[name].engine else None
         log.info(
             "build: %s done in %.1f s", name, timings.finish(out, name, started, engine)["wall_s"]

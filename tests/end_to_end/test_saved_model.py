@@ -5,6 +5,7 @@ and the BERTopic export places the build's papers as the build did."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -76,13 +77,32 @@ def test_added_papers_join_the_saved_model_and_nothing_else_moves(bundled_build,
     assert topics_after["size"].sum() == topics_before["size"].sum() + 3
     if not born:
         assert "labels kept" in result.stderr and "BERTopic model kept" in result.stderr
-        assert "3 papers added since" in (out / "index.html").read_text(encoding="utf-8")
+    _says_what_changed(out, bundled_build, born)
     assert run_make("-q", "all", f"CONFIG={config}").returncode == 0  # and then up to date
 
     refit = run_make("refit", f"CONFIG={config}")
     assert refit.returncode == 0, refit.stderr[-3000:]
     assert "fitting a topic model: asked for" in refit.stderr
     assert set(_clusters(out)["placed"]) == {"fit"}
+
+
+def _says_what_changed(out: Path, before: Path, born: set[int]) -> None:
+    """The report counts the three papers added since the fit whatever topic they joined, and
+    its "What changed" lists each topic born with a link to it on the map; the snapshots of
+    the fit and the previous build are the bundled build's topics."""
+    page = (out / "index.html").read_text(encoding="utf-8")
+    note = re.search(r'<p class="note" id="fit-note">(.*?)</p>', page, flags=re.S).group(1)
+    assert "3 papers added since" in note
+    assert ("born since" in note) == bool(born)
+    section = re.search(r'<section id="changes">(.*?)</section>', page, flags=re.S).group(1)
+    listed = re.findall(r'<li class="born">.*?href="map\.html#topic=(\d+)"', section)
+    assert {int(t) for t in listed} == born
+    assert '<li class="added">3 papers added</li>' in section
+    snapshots = tables.read_table(out / "model" / "snapshots.parquet", schemas.TOPIC_SNAPSHOTS)
+    papers = _clusters(before)["topic"].value_counts()
+    for kind in ("fit", "build"):
+        rows = snapshots[snapshots["snapshot"] == kind]
+        assert dict(zip(rows["topic"], rows["papers"], strict=True)) == papers.to_dict(), kind
 
 
 def test_an_untrustworthy_model_stops_the_build_with_one_line(grown):

@@ -8,10 +8,12 @@ import re
 
 from pipeline.config import CompareConfig, RenderConfig
 from pipeline.stages import compare, metrics
-from pipeline.stages.render import make_pages
+from pipeline.stages.render import History, make_pages
 from tests.support import tables as make
 
 ISLAND = r'<script type="application/json" id="{}">(.*?)</script>'
+# the clusters table's notes of tiny_tables' papers placed by the model fit-b, fitted on three
+NOTES = {"fit_id": "fit-b", "fitted_at": "2026-12-05T08:00:00Z", "papers_at_fit": "3"}
 
 
 def tiny_tables(titles=None, abstracts=None, venues=None, grouped=False) -> dict:
@@ -70,3 +72,18 @@ def island(page: str, name: str):
     match = re.search(ISLAND.format(name), page, flags=re.S)
     assert match, f"page lacks its {name} island"
     return json.loads(match.group(1))
+
+
+def changed_history() -> History:
+    """tiny_tables' history: fitted (fit-b) on three of the papers, two added since; topic 1
+    born since, topic 7 retired with its papers now in topic 1."""
+    registry = make.registry(
+        [
+            {"topic": 0, "made_in": "fit-a", "changed_in": "fit-a"},
+            {"topic": 1, "made": "emerged", "made_in": "fit-b", "changed_in": "fit-b"},
+            {"topic": 7, "status": "retired", "change": "retired", "successors": [1],
+             "label": "an old topic"},
+        ]
+    )  # fmt: skip
+    snapshots = make.snapshots("fit", {-1: 1, 0: 2})
+    return History(notes=NOTES, registry=registry, snapshots=snapshots)

@@ -198,3 +198,39 @@ def embeddings(
     float32 rows), seeded."""
     vectors = np.random.default_rng(seed).normal(size=(len(doc_ids), width)).astype(np.float32)
     return list(doc_ids), vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def registry(rows: Sequence[dict], fit_id: str = "fit-a") -> pd.DataFrame:
+    """The topic registry (cluster, model/registry.parquet): one row per dict, which names at
+    least `topic`; the rest default to an active topic made in the fit `fit_id`, of one paper,
+    labelled `topic <n>`, no parents, successors or centre."""
+    defaults = {
+        "status": "active",
+        "made": "fit",
+        "made_in": fit_id,
+        "change": "fit",
+        "changed_in": fit_id,
+        "parents": [],
+        "successors": [],
+        "size": 1,
+        "past_labels": [],
+        "theme": UNASSIGNED,
+        "centre": [],
+    }
+    filled = [{**defaults, "label": f"topic {r['topic']}", **r} for r in rows]
+    frame = pd.DataFrame(filled, columns=schemas.TOPIC_REGISTRY.columns)
+    frame = frame.astype({"topic": np.int32, "size": np.int32, "theme": np.int32})
+    return _checked(frame, schemas.TOPIC_REGISTRY)
+
+
+def snapshots(kind: str, papers: dict[int, int], fit_id: str = "fit-a") -> pd.DataFrame:
+    """One snapshot of the topics' papers (cluster, model/snapshots.parquet): topic -> papers."""
+    frame = pd.DataFrame(
+        {
+            "snapshot": kind,
+            "fit_id": fit_id,
+            "topic": np.asarray(list(papers), dtype=np.int32),
+            "papers": np.asarray(list(papers.values()), dtype=np.int32),
+        }
+    )
+    return _checked(frame, schemas.TOPIC_SNAPSHOTS)

@@ -64,7 +64,7 @@ def updated(
 
 
 def empty() -> pd.DataFrame:
-    return pd.DataFrame({c: pd.Series(dtype="object") for c in schemas.TOPIC_SNAPSHOTS.columns})
+    return rows("fit", "", pd.DataFrame({"topic": pd.Series(dtype="int32")}))
 
 
 def read(model_dir: Path) -> pd.DataFrame | None:
