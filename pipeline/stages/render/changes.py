@@ -23,7 +23,7 @@ HOW = {  # how a topic made at or since the fit came to be (the registry's `made
     "new": "new at the fit",
     "split": "split off at the fit from",
     "merged": "merged at the fit from",
-    "emerged": "born since the fit among the papers added and those no topic took",
+    "emerged": "born since the fit",
 }
 
 
