@@ -98,6 +98,7 @@ def _says_what_changed(out: Path, before: Path, born: set[int]) -> None:
     listed = re.findall(r'<li class="born">.*?href="map\.html#topic=(\d+)"', section)
     assert {int(t) for t in listed} == born
     assert '<li class="added">3 papers added</li>' in section
+    assert '<h3 id="latest-year">In 2026, against 2025</h3>' in page  # the new papers' year
     snapshots = tables.read_table(out / "model" / "snapshots.parquet", schemas.TOPIC_SNAPSHOTS)
     papers = _clusters(before)["topic"].value_counts()
     for kind in ("fit", "build"):

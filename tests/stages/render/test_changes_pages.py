@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from pipeline.config import CompareConfig
+from pipeline.stages import compare
 from pipeline.stages.render import History
 from tests.support import tables as make
 from tests.support.render_frames import NOTES, changed_history, island, rendered, tiny_tables
@@ -49,3 +51,21 @@ def test_a_first_fit_says_so_in_one_line():
     section = re.search(r'<section id="changes">(.*?)</section>', report, flags=re.S).group(1)
     assert re.findall(r"<(?:p|li|h3)\b", section) == ["<p"]
     assert "First fit" in section
+
+
+def test_the_per_year_section_opens_with_the_latest_year_against_the_earlier_ones():
+    frames = tiny_tables()
+    frames["documents"]["year"] = frames["documents"]["year"].astype("Int32")
+    frames["documents"].loc[:, "year"] = [2024, 2024, 2024, 2025, 2025]
+    tables_ = [frames[k] for k in ("documents", "clusters", "topics", "themes")]
+    venue_years = compare.make_venue_years(*tables_, CompareConfig())
+    report = rendered(frames, venue_years=venue_years)["index.html"]
+    assert 'id="changes"' not in report  # no fit: nothing since one
+    years = re.search(r'<section id="years-section">(.*?)</section>', report, flags=re.S).group(1)
+    assert '<h3 id="latest-year">In 2025, against 2024</h3>' in years
+    assert "of the 2 papers of 2025 against its share of the 3 of 2024" in years
+    # topics 0 and 1 hold one of the three papers of 2024 each and one of the two of 2025
+    rose = re.search(r'<li class="rose-most">(.*?)</li>', years, flags=re.S).group(1)
+    assert re.findall(r'href="map.html#topic=(\d+)"', rose) == ["0", "1"]
+    assert "33.3% → 50.0%" in rose
+    assert 'class="fell-most"' not in years and 'class="first-seen"' not in years
