@@ -43,6 +43,11 @@ def test_the_map_marks_a_new_topic_and_answers_a_link_to_a_retired_one(site, ope
     assert page.evaluate(FILTER) is None  # the map shows every paper meanwhile
     screenshot(page, site, "changes_map_retired")
     assert serious(axe_violations(page)) == []
+    page.locator('#topic-list button[data-id="0"]').click()  # a choice in the list hides it
+    page.wait_for_function("() => document.getElementById('gone-note').hidden")
+    page.goto("about:blank")
+    page.goto((site / "map.html").as_uri() + "#topic=7")
+    page.wait_for_function(IDLE)
     note.locator("a").click()
     page.wait_for_function("() => window.TopicMap.instance.state.filter !== null")
     assert page.evaluate(FILTER) == {"kind": "topic", "id": 1}

@@ -164,6 +164,7 @@
     const list = byId("topic-list");
     list.classList.add("topic-tree");
     const choose = async (kind, id) => {
+      showGone(D, null); // a choice in the list answers the link that named an ended topic
       const f = state.filter;
       const again = f !== null && f.kind === kind && f.id === id;
       const arrow = byId(`tree-${kind}-${id}`)?.parentElement.querySelector(".tree-toggle");
