@@ -130,7 +130,10 @@ BASE = {"inputs": ["data/raw/*.txt"], "output_dir": "outputs"}
             {"cluster": {"random_state": 7}}, {"cluster", "stability"}, id="cluster.random_state"
         ),
         pytest.param({"label": {"n_terms": 5}}, {"label"}, id="label.n_terms"),
-        pytest.param({"compare": {"z_threshold": 3.0}}, {"compare"}, id="compare.z_threshold"),
+        # render tests the topics' growth since the fit with compare's log-odds settings
+        pytest.param(
+            {"compare": {"z_threshold": 3.0}}, {"compare", "render"}, id="compare.z_threshold"
+        ),
         pytest.param({"quality": {"seeds": [1, 2]}}, {"stability", "baseline"}, id="quality.seeds"),
         pytest.param({"output_dir": "elsewhere"}, set(), id="output_dir"),
         # where the work runs, not what it gives: the same tables on either engine; only the
