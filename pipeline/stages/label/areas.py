@@ -64,12 +64,11 @@ def area_labels(
         a: sorted((h for h in areas if areas[h] == a), key=lambda h: (-size.get(h, 0), h))
         for a in set(areas.values())
     }
-    heads = {h: label.head for h, label in theme_labels.items()}
     words, papers_of = evidence
     theme_rows = {
         h: np.concatenate([papers_of[t] for t in themes if themes[t] == h and t in papers_of])
         for h in areas
     }
     return group_labels(
-        by_theme, titles, members, heads, (words, theme_rows), config.min_term_share, "Area"
+        by_theme, titles, members, theme_labels, (words, theme_rows), config.min_term_share, "Area"
     )

@@ -13,6 +13,8 @@ diversity 0.86 -> 0.99 (docs/quality.md has the 3,401-paper figures).
 from __future__ import annotations
 
 import logging
+import re
+from itertools import combinations
 
 import numpy as np
 import pandas as pd
@@ -24,6 +26,7 @@ from pipeline.phrases import head_phrase, is_noun_phrase, singular
 from pipeline.schemas import UNASSIGNED_LABEL
 from pipeline.stages.label.contrast import WordEvidence, contrast_terms, label_words
 from pipeline.stages.label.counts import TermCounts
+from pipeline.stages.label.matching import matched_labels
 from pipeline.stages.label.names import CANDIDATES, Label
 from pipeline.stages.label.terms import distinct_terms
 from pipeline.text import term_words
@@ -37,6 +40,7 @@ MIN_THEMES, MAX_THEMES = 8, 20
 CANDIDATE_SHARE = 0.05  # a group's candidate terms are used by at least this share of it
 PARTS = 3  # members named in a composite label
 SHARED_CHOICES = 10  # shared phrases weighed per group
+MEMBERS_TRIED = 6  # a group's largest members whose heads its label may name
 
 
 def theme_count(n_topics: int, setting: int | str) -> int:
@@ -93,7 +97,7 @@ def telling_terms(
 
 
 def shared_phrases(
-    terms: list[str], members: list[int], counts: TermCounts, min_share: float, taken: set
+    terms: list[str], members: list[int], counts: TermCounts, min_share: float
 ) -> list[str]:
     """The first SHARED_CHOICES of a group's readable candidate `terms` (best first) that
     describe at least two and half of its `members` (used by `min_share` of each one's papers
@@ -107,7 +111,7 @@ def shared_phrases(
     for term in terms:
         covered = sum(uses[m].get(term, 0) >= max(min_share * size[m], 1) for m in members)
         several = len(term_words(term)) >= 2  # single words shared widely are generic
-        if several and covered >= max(2, len(members) / 2) and head_phrase(term) not in taken:
+        if several and covered >= max(2, len(members) / 2):
             found.append(term)
         if len(found) == SHARED_CHOICES:
             break
@@ -132,21 +136,39 @@ def composite_label(shared: str | None, heads: list[str], limit: int | None = No
     return f"{shared}: {', '.join(parts)}" if parts else shared
 
 
+def label_options(shared: list[str], labels: list[Label]) -> list[tuple[str, frozenset]]:
+    """A group's labels to weigh, with their head phrases, simplest first: its members' heads
+    (`labels`: the members' Labels, largest member first; MEMBERS_TRIED of them) two or three
+    at a time, then each `shared` phrase with one to three heads; a single member's own label.
+    Every option names at least two members, or a phrase they share and one of them."""
+    if len(labels) == 1:
+        return [(labels[0].text, head_phrase(labels[0].head or labels[0].text))]
+    heads = list(dict.fromkeys(label.head for label in labels if label.head))[:MEMBERS_TRIED]
+    found: dict[str, frozenset] = {}
+    for phrase in [None, *shared]:
+        for size in range(1 if phrase else min(2, len(heads)), PARTS + 1):
+            for parts in combinations(heads, size):
+                text = composite_label(phrase, list(parts), size)
+                if text:
+                    found.setdefault(text, head_phrase(phrase or parts[0]))
+    return list(found.items())
+
+
 def group_labels(
     counts: TermCounts,
     title_counts: TermCounts,
     members: dict[int, list[int]],
-    member_heads: dict[int, str],
+    member_labels: dict[int, Label],
     evidence: Evidence,
     min_share: float,
     name: str = "Theme",
 ) -> dict[int, Label]:
-    """Labels of groups of topics (themes) or of themes (areas): each group's label is the
-    composite of a phrase its members share (`shared_phrases`: candidates that tell it from
-    its siblings, contrast.py) and its members' heads, largest member first (`members` in
-    that order), or of the heads alone: whichever names the group's papers and not its
-    siblings' best (`evidence`: WordEvidence and each member's papers). `counts` are by
-    member; the head is the shared phrase or the largest member's head."""
+    """Labels of groups of topics (themes) or of themes (areas), chosen together
+    (matching.py) among each group's `label_options`: its members' heads (`members` largest
+    first), alone or after a phrase its members share (`shared_phrases`: candidates that tell
+    it from its siblings, contrast.py), so that each paper's words pick its own group's label
+    (`evidence`: the words papers use and each member's papers). `counts` are by member; a
+    Label's head is its shared phrase or its first member's head."""
     words, papers_of = evidence
     into = {m: g for g, ms in members.items() for m in ms}
     grouped, titled = counts.merged(into), title_counts.merged(into)
@@ -154,22 +176,24 @@ def group_labels(
     siblings = {g: [h for h in ids if h != g] for g in ids}
     scored = contrast_terms(grouped, titled, siblings, CANDIDATE_SHARE)
     rows = {g: _rows([papers_of.get(m) for m in members[g]]) for g in ids}
-    labels, taken = {}, set()
+    options = {}
     for group in ids:
         terms = [t for t, _ in scored.get(group, [])[:CANDIDATES] if is_noun_phrase(t)]
-        heads = [member_heads[m] for m in members[group] if member_heads.get(m)]
-        options = [None, *shared_phrases(terms, members[group], counts, min_share, taken)]
-        outside = _rows([rows[h] for h in siblings[group]])
-        weighed = [
-            (words.score(label_words(composite_label(o, heads)), rows[group], outside), o)
-            for o in options
-        ]
-        shared = max(weighed, key=lambda pair: (pair[0], pair[1] or ""))[1]
-        text = composite_label(shared, heads) or f"{name} {group}"
-        labels[group] = Label(text, shared or (heads[0] if heads else ""))
-        if shared:
-            taken.add(head_phrase(shared))
-    return labels
+        shared = shared_phrases(terms, members[group], counts, min_share)
+        labels = [member_labels[m] for m in members[group] if m in member_labels]
+        options[group] = label_options(shared, labels) or [(f"{name} {group}", frozenset())]
+    chosen = matched_labels(
+        {g: [text for text, _ in options[g]] for g in ids},
+        {g: [head for _, head in options[g]] for g in ids},
+        words,
+        rows,
+    )
+    return {g: Label(options[g][chosen[g]][0], _head(options[g][chosen[g]][0])) for g in ids}
+
+
+def _head(text: str) -> str:
+    """A group label's head: its shared phrase (before the colon) or its first part."""
+    return re.split(r"[:,]", text)[0].strip()
 
 
 def _rows(parts: list) -> np.ndarray:
@@ -201,8 +225,9 @@ def theme_labels(
         h: sorted((t for t in themes if themes[t] == h), key=lambda t: (-size[t], t))
         for h in set(themes.values())
     }
-    heads = {t: label.head for t, label in topic_labels.items()}
-    labels = group_labels(counts, title_counts, members, heads, evidence, config.min_term_share)
+    labels = group_labels(
+        counts, title_counts, members, topic_labels, evidence, config.min_term_share
+    )
     return labels, theme_terms
 
 
