@@ -38,15 +38,11 @@ from pipeline.stages.label import keep
 from pipeline.stages.label.areas import area_count, area_labels, assign_areas
 from pipeline.stages.label.contrast import WordEvidence, contrast_terms, nearest_groups
 from pipeline.stages.label.counts import TermCounts, count_terms
+from pipeline.stages.label.grouping import assign_themes, make_themes, theme_count
+from pipeline.stages.label.matching import reader_evidence
 from pipeline.stages.label.names import Label, topic_labels
 from pipeline.stages.label.terms import distinct_terms, group_terms
-from pipeline.stages.label.themes import (
-    CANDIDATE_SHARE,
-    assign_themes,
-    theme_count,
-    theme_labels,
-    theme_rows,
-)
+from pipeline.stages.label.themes import CANDIDATE_SHARE, theme_labels, theme_rows
 from pipeline.text import clean_for_terms, term_analyzer, term_texts
 
 log = logging.getLogger("pipeline.label")
@@ -193,13 +189,14 @@ def make_topics(
     weighted = group_terms(texts, topics, vectors, config, counts, encoder)
     terms = {t: [term for term, _ in pairs] for t, pairs in weighted.items()}
     labels, evidence = topic_label_choice(merged, vectors, counts, title_counts, config)
-    themes = assign_themes(vectors, topics, config)
+    themes = make_themes(vectors, topics, texts, counts, config)
+    reading = (reader_evidence(texts), evidence[1])  # every word, each topic's papers
     theme_names, theme_terms = theme_labels(
-        counts, title_counts, terms, labels, themes, evidence, config
+        counts, title_counts, terms, labels, themes, reading, config
     )
     n_areas = area_count(len(merged), len(set(themes.values())), len(themes), config)
     areas = assign_areas(vectors, topics, themes, n_areas)
-    area_names = area_labels(counts, title_counts, themes, areas, theme_names, evidence, config)
+    area_names = area_labels(counts, title_counts, themes, areas, theme_names, reading, config)
     representatives = representative_docs(
         merged["doc_id"].to_numpy(), vectors, topics, config.n_representative
     )

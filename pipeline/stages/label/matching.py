@@ -2,7 +2,8 @@
 label whose words it uses most picks its own group's label.
 
 Each group has its options (label texts, simplest first). A paper's score for a label is the sum
-of the rarity (idf, `WordEvidence`) of the label's words it uses, plurals folded; a paper is
+of the rarity (idf, `WordEvidence` over `reader_words`: every word, as a reader sees it) of the
+label's words it uses, plurals folded; a paper is
 matched when its own group's label scores strictly highest (a tie is a miss). Starting from
 every group's first option, each group in turn takes the option that matches the most papers
 of all groups, the other labels held; rounds repeat until no label changes (at most ROUNDS).
@@ -14,12 +15,29 @@ not the metrics stage's BM25).
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from scipy import sparse
 
 from pipeline.stages.label.contrast import WordEvidence, label_words
+from pipeline.text import term_analyzer
 
 ROUNDS = 4  # passes over the groups at most
+_WORD = re.compile(r"[^\W\d_]{2,}")  # a reader's words: runs of two or more letters
+
+
+def reader_words(text: str) -> list[str]:
+    """The words a reader matches a label by: every run of two or more letters, lower-cased,
+    stop words and filler included (a label's `tasks` or `models` is read too); in a text
+    with other scripts, its terms' words as well (Chinese and Japanese are cut into words)."""
+    found = _WORD.findall(text.lower())
+    return found if text.isascii() else found + list(term_analyzer()(text))
+
+
+def reader_evidence(texts: list[str]) -> WordEvidence:
+    """Which papers (`texts`) use which of a reader's words (`reader_words`), plurals folded."""
+    return WordEvidence(texts, reader_words)
 
 
 def option_scores(evidence: WordEvidence, papers: np.ndarray, texts: list[str]) -> np.ndarray:

@@ -12,7 +12,6 @@ diversity 0.86 -> 0.99 (docs/quality.md has the 3,401-paper figures).
 
 from __future__ import annotations
 
-import logging
 import re
 from itertools import combinations
 
@@ -20,7 +19,6 @@ import numpy as np
 import pandas as pd
 
 from pipeline import schemas
-from pipeline.centroids import topic_centroids, ward_groups
 from pipeline.config import LabelConfig
 from pipeline.phrases import head_phrase, is_noun_phrase, singular
 from pipeline.schemas import UNASSIGNED_LABEL
@@ -31,43 +29,13 @@ from pipeline.stages.label.names import CANDIDATES, Label
 from pipeline.stages.label.terms import distinct_terms
 from pipeline.text import term_words
 
-log = logging.getLogger("pipeline.label")
-
 # the words papers use, and each member's papers (rows of it)
 Evidence = tuple[WordEvidence, dict[int, np.ndarray]]
 
-MIN_THEMES, MAX_THEMES = 8, 20
 CANDIDATE_SHARE = 0.05  # a group's candidate terms are used by at least this share of it
 PARTS = 3  # members named in a composite label
 SHARED_CHOICES = 10  # shared phrases weighed per group
 MEMBERS_TRIED = 6  # a group's largest members whose heads its label may name
-
-
-def theme_count(n_topics: int, setting: int | str) -> int:
-    """Themes to form over `n_topics`: 8-20 (auto: about a quarter of the topics) or as set,
-    but never more than half the topics; with fewer than 4 topics, one level (a theme each)."""
-    wanted = min(MAX_THEMES, max(MIN_THEMES, round(n_topics / 4)))
-    wanted = wanted if setting == "auto" else int(setting)
-    if n_topics < 4:
-        return n_topics
-    return min(wanted, n_topics // 2)
-
-
-def assign_themes(vectors: np.ndarray, topics: np.ndarray, config: LabelConfig) -> dict[int, int]:
-    """topic -> theme: Ward groups of the topics' mean embeddings, numbered by papers, largest
-    first. Logs a note where there are too few topics for the themes asked for."""
-    ids, centroids = topic_centroids(vectors, topics)
-    n_themes = theme_count(len(ids), config.n_themes)
-    if n_themes == len(ids):
-        log.info("note: only %d topics, too few to group: one level (each its own theme)", len(ids))
-    elif n_themes < MIN_THEMES:
-        log.info("note: only %d topics: %d themes (8-20 need at least 16)", len(ids), n_themes)
-    groups = ward_groups(centroids, n_themes)
-    papers = pd.Series(topics[topics >= 0]).value_counts()
-    size = {g: sum(papers[t] for t, h in zip(ids, groups, strict=True) if h == g) for g in groups}
-    order = sorted(set(groups.tolist()), key=lambda g: (-size[g], min(ids[groups == g])))
-    number = {g: i for i, g in enumerate(order)}
-    return {int(t): number[g] for t, g in zip(ids, groups, strict=True)}
 
 
 def telling_terms(
