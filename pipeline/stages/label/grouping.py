@@ -11,7 +11,8 @@ its terms' NPMI 0.04); the words keep such topics apart.
 Then cohesion (`cohesive_themes`): while a theme's telling terms (themes.telling_terms) score an
 NPMI under MIN_NPMI over the papers (the co-occurrence measure of pipeline.scores, as the
 metrics stage scores them), the move of one of its topics to one of the NEAR_THEMES themes
-whose centre is nearest that topic, or to a theme of its own, that leaves the fewest themes
+whose centre is nearest that topic, and no further from it than the rest of its own theme,
+that leaves the fewest themes
 under MIN_NPMI and then the highest lowest NPMI is made, if it makes either better; at most
 MAX_MOVES moves. A topic only ever moves to a theme it lies near, so a small odd topic does
 not hide in a large unrelated theme.
@@ -142,24 +143,28 @@ def _standing(scores: list[float]) -> tuple[int, float]:
 
 
 def _moves(themes: dict[int, int], worst: int, centres: dict[int, np.ndarray]):
-    """(topic, theme) moves out of theme `worst`: each of its topics to its NEAR_THEMES
-    nearest other themes (by the cosine of their topics' mean centre) or to a new theme."""
-    groups = sorted(set(themes.values()))
-    centre = {h: np.mean([centres[t] for t in themes if themes[t] == h], axis=0) for h in groups}
+    """(topic, theme) moves out of theme `worst`: each of its topics to those of its
+    NEAR_THEMES nearest other themes (by the cosine of their topics' mean centre) that it lies
+    at least as near as the rest of its own theme."""
+
+    def nearness(topic: int, theme: int) -> float:
+        centre = np.mean([centres[t] for t in themes if themes[t] == theme and t != topic], 0)
+        return float(centres[topic] @ centre / max(np.linalg.norm(centre), 1e-12))
+
+    groups = sorted(set(themes.values()) - {worst})
     for topic in sorted(t for t in themes if themes[t] == worst):
-        near = sorted(
-            (h for h in groups if h != worst),
-            key=lambda h: (-float(centres[topic] @ centre[h] / np.linalg.norm(centre[h])), h),
-        )
-        for target in [*near[:NEAR_THEMES], max(groups) + 1]:
-            yield topic, target
+        home = nearness(topic, worst)
+        near = sorted(groups, key=lambda h: (-nearness(topic, h), h))[:NEAR_THEMES]
+        for target in near:
+            if nearness(topic, target) >= home:
+                yield topic, target
 
 
 def cohesive_themes(
     themes: dict[int, int], centres: dict[int, np.ndarray], cohesion: Cohesion
 ) -> dict[int, int]:
     """`themes` (topic -> theme) after the cohesion moves of the module's docstring, numbered
-    as before (a new theme above the others); `centres`: each topic's unit mean embedding."""
+    as before; `centres`: each topic's unit mean embedding."""
     themes = dict(themes)
 
     def scores(grouping: dict[int, int]) -> dict[int, float]:

@@ -105,21 +105,21 @@ def composite_label(shared: str | None, heads: list[str], limit: int | None = No
 
 
 def label_options(shared: list[str], labels: list[Label]) -> list[tuple[str, frozenset]]:
-    """A group's labels to weigh, with their head phrases, simplest first: its members' heads
-    (`labels`: the members' Labels, largest member first; MEMBERS_TRIED of them) two or three
-    at a time, then each `shared` phrase with one to three heads; a single member's own label.
-    Every option names at least two members, or a phrase they share and one of them."""
+    """A group's labels to weigh, with their head phrases, fewest words first (ties: in the
+    order made): its members' heads (`labels`: the members' Labels, largest member first;
+    MEMBERS_TRIED of them) two or three at a time, alone or after each `shared` phrase; a single
+    member's own label. Every option names at least two of its members."""
     if len(labels) == 1:
         return [(labels[0].text, head_phrase(labels[0].head or labels[0].text))]
     heads = list(dict.fromkeys(label.head for label in labels if label.head))[:MEMBERS_TRIED]
     found: dict[str, frozenset] = {}
     for phrase in [None, *shared]:
-        for size in range(1 if phrase else min(2, len(heads)), PARTS + 1):
+        for size in range(min(2, len(heads)), PARTS + 1):
             for parts in combinations(heads, size):
                 text = composite_label(phrase, list(parts), size)
                 if text:
                     found.setdefault(text, head_phrase(phrase or parts[0]))
-    return list(found.items())
+    return sorted(found.items(), key=lambda item: len(term_words(re.sub(r"[,:]", " ", item[0]))))
 
 
 def group_labels(

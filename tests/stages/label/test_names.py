@@ -111,8 +111,9 @@ def test_a_theme_is_named_by_the_phrase_its_topics_share_and_their_heads():
         2: "image segmentation",
         3: "object detection",
     }
+    labels = {t: Label(f"{head}, data", head) for t, head in heads.items()}
     labels = group_labels(
-        counts, counts, {0: [0, 1], 1: [2, 3]}, heads, (evidence, papers_of), 0.125
+        counts, counts, {0: [0, 1], 1: [2, 3]}, labels, (evidence, papers_of), 0.125
     )
     assert labels[0].text == "reinforcement learning: offline, multi-agent"
     assert labels[0].head == "reinforcement learning"

@@ -1,0 +1,81 @@
+"""Group labels chosen together so that each paper's words pick its own group's label."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pipeline.phrases import head_phrase
+from pipeline.stages.label.matching import (
+    matched_labels,
+    matched_share,
+    option_scores,
+    reader_evidence,
+    reader_words,
+)
+from pipeline.stages.label.names import Label
+from pipeline.stages.label.themes import label_options
+
+TEXTS = (
+    ["Policy gradients for robot control tasks."] * 4
+    + ["Value functions for control tasks."] * 2
+    + ["Graph kernels for molecule tasks."] * 4
+)
+ROWS = {0: np.arange(6), 1: np.arange(6, 10)}
+
+
+def _heads(options: dict[int, list[str]]) -> dict[int, list[frozenset]]:
+    return {g: [head_phrase(t.split(",")[0]) for t in texts] for g, texts in options.items()}
+
+
+def test_reader_words_are_every_word_of_two_letters_or_more():
+    assert reader_words("Tasks of RL: a 3-D model") == ["tasks", "of", "rl", "model"]
+    evidence = reader_evidence(TEXTS)
+    assert "task" in evidence.column and "of" not in evidence.column  # 'for', 'tasks' folded
+
+
+def test_a_paper_scores_a_label_by_the_rarity_of_its_words_it_uses():
+    evidence = reader_evidence(TEXTS)
+    scores = option_scores(evidence, np.arange(10), ["robot control", "graph kernels"])
+    idf = {w: evidence.idf[evidence.column[w]] for w in ("robot", "control", "graph", "kernel")}
+    assert scores[0, 0] == idf["robot"] + idf["control"] and scores[0, 1] == 0
+    assert scores[4, 0] == idf["control"] and scores[9, 1] == idf["graph"] + idf["kernel"]
+
+
+def test_labels_are_chosen_so_that_papers_pick_their_own_groups():
+    """Group 0's first option (`robot`) names four of its six papers; its second, longer one
+    (`policy gradients, value functions`) all six: taken."""
+    evidence = reader_evidence(TEXTS)
+    options = {0: ["robot", "policy gradients, value functions"], 1: ["graph kernels"]}
+    chosen = matched_labels(options, _heads(options), evidence, ROWS)
+    assert chosen == {0: 1, 1: 0}
+    texts = {g: options[g][k] for g, k in chosen.items()}
+    assert matched_share(texts, evidence, ROWS) == 1.0
+    first = {0: "robot", 1: "graph kernels"}
+    assert matched_share(first, evidence, ROWS) == 8 / 10  # no word of either label: a tie
+
+
+def test_a_longer_label_must_match_more_papers_and_no_two_groups_share_a_label():
+    evidence = reader_evidence(TEXTS)
+    options = {0: ["control", "control tasks"], 1: ["graph kernels", "control"]}
+    chosen = matched_labels(options, _heads(options), evidence, ROWS)
+    assert chosen == {0: 0, 1: 0}  # 'tasks' helps no paper: the shorter label stays
+    options = {0: ["graph kernels"], 1: ["graph kernels", "molecule"]}
+    chosen = matched_labels(options, _heads(options), evidence, ROWS)
+    assert chosen == {0: 0, 1: 1}  # group 1 may not take group 0's label
+
+
+def test_label_options_name_two_members_and_put_the_shortest_first():
+    labels = [
+        Label("offline reinforcement learning, logged data", "offline reinforcement learning"),
+        Label("multi-agent reinforcement learning, games", "multi-agent reinforcement learning"),
+        Label("robot manipulation, grasping", "robot manipulation"),
+    ]
+    options = [text for text, _ in label_options(["reinforcement learning"], labels)]
+    assert options[0] == "reinforcement learning: offline, multi-agent"
+    assert "offline reinforcement learning, multi-agent reinforcement learning" in options
+    assert all(text.count(",") >= 1 for text in options)  # two parts or more
+    lengths = [len(text.replace(":", "").replace(",", "").split()) for text in options]
+    assert lengths == sorted(lengths)
+    assert label_options([], labels[:1]) == [
+        ("offline reinforcement learning, logged data", head_phrase(labels[0].head))
+    ]
