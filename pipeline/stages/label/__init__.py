@@ -12,9 +12,12 @@ phrases (phrases.py), the label being the head phrase, alone or with a second, w
 papers use and its neighbours' do not. Labels are only made here: a later step may keep a
 surviving topic's previous label.
 
-Themes (themes.py): the topics' mean embeddings are grouped (Ward) into 8-20 themes, each with
-the terms that tell its papers from the rest and a label made of the phrase its topics share
-and their heads; with too few topics there are fewer themes, or one level (a logged note).
+Themes (grouping.py): the topics' mean embeddings beside their word profiles are grouped (Ward)
+into 8-20 themes, and a theme whose terms rarely share a paper gives up a topic to a theme it
+lies about as near; each has the terms that tell its papers from the rest (themes.py) and a
+label of its topics' heads, after a phrase they share or alone, chosen with its siblings' so
+that each paper's words pick its own theme's (matching.py); with too few topics there are fewer
+themes, or one level (a logged note).
 Areas (areas.py) group the themes in a large corpus.
 """
 
@@ -40,7 +43,7 @@ from pipeline.stages.label.contrast import WordEvidence, contrast_terms, nearest
 from pipeline.stages.label.counts import TermCounts, count_terms
 from pipeline.stages.label.grouping import assign_themes, make_themes, theme_count
 from pipeline.stages.label.matching import reader_evidence
-from pipeline.stages.label.names import Label, topic_labels
+from pipeline.stages.label.names import Label, matched_topic_labels, topic_labels
 from pipeline.stages.label.terms import distinct_terms, group_terms
 from pipeline.stages.label.themes import CANDIDATE_SHARE, theme_labels, theme_rows
 from pipeline.text import clean_for_terms, term_analyzer, term_texts
@@ -147,10 +150,13 @@ def topic_label_choice(
     counts: TermCounts,
     title_counts: TermCounts,
     config: LabelConfig,
+    reader: WordEvidence,
 ) -> tuple[dict[int, Label], tuple[WordEvidence, dict[int, np.ndarray]]]:
     """Each topic's Label (names.py): its candidates told from its NEAREST_TOPICS nearest
     topics (by their mean embeddings), judged by the words of its papers' titles and
-    abstracts; and that evidence (the words, each topic's papers) for the themes'."""
+    abstracts, then chosen again together so that each paper's words (`reader`: a reader's
+    words of the papers) pick its own topic's label (`matched_topic_labels`); and that
+    evidence (the words, each topic's papers) for the themes'."""
     topics = merged["topic"].to_numpy()
     ids, centroids = topic_centroids(vectors, topics)
     near = nearest_groups(centroids, NEAREST_TOPICS)
@@ -161,6 +167,8 @@ def topic_label_choice(
     size = {t: len(rows) for t, rows in papers_of.items()}
     order = sorted(size, key=lambda t: (-size[t], t))
     labels = topic_labels(scored, evidence, papers_of, neighbours, order, config.label_words)
+    named = {t: label for t, label in labels.items() if label.head}
+    labels |= matched_topic_labels(named, scored, reader, papers_of, config.label_words)
     return labels, (evidence, papers_of)
 
 
@@ -188,9 +196,10 @@ def make_topics(
     title_counts = count_terms(title_texts(merged), topics, config.max_ngram, engine)
     weighted = group_terms(texts, topics, vectors, config, counts, encoder)
     terms = {t: [term for term, _ in pairs] for t, pairs in weighted.items()}
-    labels, evidence = topic_label_choice(merged, vectors, counts, title_counts, config)
+    reader = reader_evidence(texts)  # every word of the papers, as a reader matches labels
+    labels, evidence = topic_label_choice(merged, vectors, counts, title_counts, config, reader)
     themes = make_themes(vectors, topics, texts, counts, config)
-    reading = (reader_evidence(texts), evidence[1])  # every word, each topic's papers
+    reading = (reader, evidence[1])  # every word, each topic's papers
     theme_names, theme_terms = theme_labels(
         counts, title_counts, terms, labels, themes, reading, config
     )

@@ -12,7 +12,7 @@ from pipeline.stages.label.matching import (
     reader_evidence,
     reader_words,
 )
-from pipeline.stages.label.names import Label
+from pipeline.stages.label.names import Label, matched_topic_labels
 from pipeline.stages.label.themes import label_options
 
 TEXTS = (
@@ -79,3 +79,17 @@ def test_label_options_name_two_members_and_put_the_shortest_first():
     assert label_options([], labels[:1]) == [
         ("offline reinforcement learning, logged data", head_phrase(labels[0].head))
     ]
+
+
+def test_topic_labels_are_chosen_again_so_that_papers_pick_their_own():
+    """Topic 0's label (its head alone) names four of its six papers; among its candidates'
+    options `policy gradients, value functions` names all six. Topic 1 keeps its Label."""
+    evidence = reader_evidence(TEXTS)
+    scored = {
+        0: [("policy gradients", 2.0), ("value functions", 1.5)],
+        1: [("graph kernels", 2.0), ("molecule", 1.0)],
+    }
+    labels = {0: Label("policy gradients", "policy gradients"), 1: Label("graph kernels", "g")}
+    found = matched_topic_labels(labels, scored, evidence, ROWS, 5)
+    assert found[0] == Label("policy gradients, value functions", "policy gradients")
+    assert found[1] is labels[1]
