@@ -89,6 +89,8 @@ def matched_labels(
     first; `heads`: each option's head phrase (no two groups share one); `rows`: each group's
     papers (rows of `evidence`)."""
     groups = sorted(options)
+    if not groups:
+        return {}
     papers = np.concatenate([rows.get(g, np.zeros(0, np.int64)) for g in groups]).astype(np.int64)
     own = np.concatenate([np.full(len(rows.get(g, ())), i) for i, g in enumerate(groups)])
     own = own.astype(np.int64)

@@ -62,6 +62,7 @@ def test_a_longer_label_must_match_more_papers_and_no_two_groups_share_a_label()
     options = {0: ["graph kernels"], 1: ["graph kernels", "molecule"]}
     chosen = matched_labels(options, _heads(options), evidence, ROWS)
     assert chosen == {0: 0, 1: 1}  # group 1 may not take group 0's label
+    assert matched_labels({}, {}, evidence, {}) == {}  # no group (no topic has a label)
 
 
 def test_label_options_name_two_members_and_put_the_shortest_first():
