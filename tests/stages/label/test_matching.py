@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.phrases import head_phrase
+from pipeline.stages.label.counts import count_chunk
 from pipeline.stages.label.matching import (
     matched_labels,
     matched_share,
@@ -13,7 +14,7 @@ from pipeline.stages.label.matching import (
     reader_words,
 )
 from pipeline.stages.label.names import Label, matched_topic_labels
-from pipeline.stages.label.themes import label_options
+from pipeline.stages.label.themes import label_options, shared_phrases
 
 TEXTS = (
     ["Policy gradients for robot control tasks."] * 4
@@ -94,3 +95,14 @@ def test_topic_labels_are_chosen_again_so_that_papers_pick_their_own():
     found = matched_topic_labels(labels, scored, evidence, ROWS, 5)
     assert found[0] == Label("policy gradients, value functions", "policy gradients")
     assert found[1] is labels[1]
+
+
+def test_a_shared_phrase_describes_two_of_the_themes_topics():
+    texts = ["Spectral graph cuts."] * 4 + ["Spectral graph flows."] * 4
+    texts += ["Heat kernels."] * 4 + ["Random walks."] * 4 + ["Graph cuts."] * 4
+    groups = np.repeat([0, 1, 2, 3, 4], 4)
+    counts = count_chunk(texts, groups, 3)
+    terms = ["spectral graph", "graph cuts", "heat kernels"]
+    # two of five topics each (not half of them); `heat kernels` one
+    assert shared_phrases(terms, [0, 1, 2, 3, 4], counts, 0.5) == ["spectral graph", "graph cuts"]
+    assert shared_phrases(terms, [0], counts, 0.5) == []
