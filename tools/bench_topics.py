@@ -28,7 +28,7 @@ YEARS = range(2020, 2024)
 ML = [SHARED / "corpora" / f"{v}{y}.parquet" for v in ("iclr", "icml") for y in YEARS]
 FOREIGN = [SHARED / "foreign" / f"siggraphasia{y}.parquet" for y in YEARS]
 LOGGED = re.compile(
-    r"pipeline\.(cluster|label): (pool|  group|\d+ new topics|topic numbers|labels)"
+    r"pipeline\.(cluster|label): (pool|  group|settled|\d+ new topics|topic numbers|labels)"
 )
 
 

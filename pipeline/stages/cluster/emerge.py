@@ -1,14 +1,17 @@
 """New topics without a refit: the papers added since the fit and the build's papers left
 unassigned, clustered among themselves, with the build's UMAP and HDBSCAN
-settings scaled to the pool as a sample fit scales them. A group of at least the pool's
-min_cluster_size papers whose centre is not near any existing topic's centre becomes a topic
-with the next number; the other papers keep what placing gave them (a topic, or none), and the
-log says why.
+settings scaled to the pool as a sample fit scales them. Groups whose centres are nearer to each
+other than to any existing topic's are joined; a group of at least the build's min_cluster_size
+papers, most of whose papers stand apart from the existing topics' papers, becomes a topic with
+the next number. The pool's papers are then settled among the existing and the new topics'
+centres by placing's rule; the others keep what placing gave them (a topic, or none), and the
+log says why (novelty.py: the rules and why each is measured on the corpus).
 
-"Near" is measured on the model: a group is near when its centre is more similar to an existing
-topic's than NEAR_PERCENTILE % of the existing topics are to their nearest other topic, i.e.
-closer than the fit keeps its own neighbouring topics apart. (BERTopic's merge_models uses cosine
-0.7 between topic embeddings; MiniLM centres of distinct ML topics can be closer than that.)
+The earlier rule, a group's centre within the 95th percentile of the existing topics' cosines
+to their nearest other topic (near_threshold, still logged), called graphics groups about
+neural fields and shape "near" the ML topic of point clouds and shapes (cosine 0.87-0.94): it
+cannot tell a new field beside a topic from a duplicate of it; where the group's papers find
+their nearest neighbours can.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import pandas as pd
 
 from pipeline.centroids import weighted_centroids
 from pipeline.config import ClusterConfig
+from pipeline.stages.cluster import novelty
 from pipeline.stages.cluster.fit import MIN_PAPERS_TO_CLUSTER, fit_topics
 
 log = logging.getLogger("pipeline.cluster")
@@ -32,8 +36,9 @@ NEAR_PERCENTILE = 95
 @dataclass(frozen=True)
 class Emergence:
     """The new topics: `numbers` (largest first), and per pool paper (rows of the build's
-    papers, `rows`) its new topic or -1, its weight in that topic's centre, its similarity to
-    it, and its layout in the pool's own map (n, 2)."""
+    papers, `rows`) its new topic or -1, its weight in that topic's centre (1: a new topic's
+    centre is the plain mean of its papers), its similarity to it, and its layout in the pool's
+    own map (n, 2)."""
 
     rows: np.ndarray
     topics: np.ndarray
@@ -43,27 +48,24 @@ class Emergence:
     numbers: list[int]
 
 
+@dataclass(frozen=True)
+class Existing:
+    """What the pool is judged against: the existing topics' unit centres, the vectors of
+    their fitted papers, and the similarity below which a paper joins no topic."""
+
+    centres: np.ndarray
+    papers: np.ndarray
+    outlier_threshold: float
+
+
 def near_threshold(centres: np.ndarray) -> float:
-    """The NEAR_PERCENTILE-th percentile of each topic centre's cosine to its nearest other."""
+    """The NEAR_PERCENTILE-th percentile of each topic centre's cosine to its nearest other
+    (logged beside the groups' nearest cosines: how near the fit keeps its own topics)."""
     if len(centres) < 2:
         return 1.0
     similarity = centres @ centres.T
     np.fill_diagonal(similarity, -1.0)
     return float(np.percentile(similarity.max(axis=1), NEAR_PERCENTILE))
-
-
-def joined_groups(topics: np.ndarray, centres: np.ndarray, threshold: float) -> np.ndarray:
-    """The pool's groups with those whose centres are near each other (cosine >= threshold,
-    linked in chains) joined: parts of one area that the pool's small HDBSCAN sizes cut apart
-    are one topic, as they would be beside the existing ones."""
-    from scipy.sparse.csgraph import connected_components
-
-    ids = np.array(sorted(set(topics.tolist()) - {-1}))
-    if len(ids) < 2:
-        return topics
-    _, component = connected_components(centres @ centres.T >= threshold, directed=False)
-    lookup = {int(t): int(ids[component == component[i]].min()) for i, t in enumerate(ids)}
-    return np.array([lookup.get(int(t), -1) for t in topics], dtype=np.int32)
 
 
 def _nothing(rows: np.ndarray, why: str, *args) -> Emergence:
@@ -73,63 +75,101 @@ def _nothing(rows: np.ndarray, why: str, *args) -> Emergence:
     return Emergence(rows, np.full(n, -1, np.int32), zeros, zeros, np.zeros((n, 2)), [])
 
 
+def _nearest(centres: np.ndarray, existing: np.ndarray) -> np.ndarray:
+    return (centres @ existing.T).max(axis=1) if len(existing) else np.zeros(len(centres))
+
+
+def judged(pool, groups, weights, existing: Existing, smallest: int) -> list[int]:
+    """The groups that become topics: `smallest` papers or more, most of them apart from the
+    existing topics' papers; each group logged with its verdict."""
+    ids, centres = weighted_centroids(pool, groups, weights)
+    nearest = _nearest(centres, existing.centres)
+    alone = novelty.apart(pool, existing.papers)
+    kept = []
+    for group, close in zip(ids.tolist(), nearest.tolist(), strict=True):
+        members = groups == group
+        size, share = int(members.sum()), float(alone[members].mean())
+        verdict = "a new topic"
+        if size < smallest:
+            verdict = f"fewer than {smallest} papers: left as placed"
+        elif share <= 0.5:
+            verdict = "most papers nearer to existing topics' papers: left as placed"
+        else:
+            kept.append(group)
+        log.info(
+            "  group of %d papers, nearest topic at cosine %.3f, %.0f%% of its papers apart: %s",
+            size,
+            close,
+            100 * share,
+            verdict,
+        )
+    return kept
+
+
 def find_topics(
     vectors: np.ndarray,
     rows: np.ndarray,
     settings: ClusterConfig,
-    centres: np.ndarray,
+    existing: Existing,
     next_number: int,
     smallest: int,
 ) -> Emergence:
     """Pure core: the new topics among the pool `rows` of `vectors` (in the order given),
-    clustered with `settings` (groups whose centres are near each other joined), each kept when
-    it has `smallest` papers (the build's min_cluster_size) and its centre is not near any of
-    `centres` (the existing topics'); numbered from `next_number`, the largest first."""
+    clustered with `settings`, linked groups joined, each kept when it has `smallest` papers
+    (the build's min_cluster_size) and most of its papers stand apart from the `existing`
+    topics' papers; the pool then settled among old and new centres; numbered from
+    `next_number`, the largest first."""
     if len(rows) < max(MIN_PAPERS_TO_CLUSTER, smallest):
         return _nothing(rows, "%d new or unassigned papers, too few to cluster", len(rows))
-    fit = fit_topics(vectors[rows], settings)
+    pool = vectors[rows]
+    fit = fit_topics(pool, settings)
     if fit.raw_outlier.all():
         return _nothing(rows, "the %d new or unassigned papers are too spread to group", len(rows))
-    threshold = near_threshold(centres)
-    _, parts = weighted_centroids(vectors[rows], fit.topics, fit.weights)
-    groups = joined_groups(fit.topics, parts, threshold)
-    ids, group_centres = weighted_centroids(vectors[rows], groups, fit.weights)
-    sizes = pd.Series(groups[groups >= 0]).value_counts()
-    nearest = (group_centres @ centres.T).max(axis=1) if len(centres) else np.zeros(len(ids))
+    _, parts = weighted_centroids(pool, fit.topics, fit.weights)
+    groups = novelty.linked_groups(fit.topics, parts, _nearest(parts, existing.centres))
     log.info(
-        "pool of %d new or unassigned papers: %d groups (%d before joining near ones); near an "
-        "existing topic above cosine %.3f (the %d-th percentile of the %d topics' similarity "
-        "to their nearest)",
+        "pool of %d new or unassigned papers: %d groups (%d before joining those nearer each "
+        "other than any existing topic); the %d topics' nearest other topic is within cosine "
+        "%.3f for %d%% of them",
         len(rows),
-        len(ids),
+        len(set(groups.tolist()) - {-1}),
         len(parts),
-        threshold,
+        len(existing.centres),
+        near_threshold(existing.centres),
         NEAR_PERCENTILE,
-        len(centres),
     )
-    kept = []
-    for group, close in zip(ids.tolist(), nearest.tolist(), strict=True):
-        size = int(sizes.get(group, 0))
-        verdict = "a new topic"
-        if size < smallest:
-            verdict = f"fewer than {smallest} papers: left as placed"
-        elif close >= threshold:
-            verdict = "near an existing topic: left as placed"
-        else:
-            kept.append(group)
-        log.info("  group of %d papers, nearest topic at cosine %.3f: %s", size, close, verdict)
-    order = sorted(kept, key=lambda g: (-sizes[g], g))
-    renumber = {g: next_number + i for i, g in enumerate(order)}
-    topics = np.array([renumber.get(int(t), -1) for t in groups], dtype=np.int32)
-    position = {g: i for i, g in enumerate(ids.tolist())}
-    own = group_centres[[position.get(int(t), 0) for t in groups]]
-    similarity = np.where(topics >= 0, np.einsum("nd,nd->n", vectors[rows], own), 0.0)
+    kept = judged(pool, groups, fit.weights, existing, smallest)
+    start = np.where(np.isin(groups, kept), groups, -1)
+    topics = novelty.settled(pool, start, existing.centres, existing.outlier_threshold, smallest)
+    return _numbered(pool, rows, topics, start, fit.coords, next_number)
+
+
+def _numbered(pool, rows, topics, start, layout, next_number: int) -> Emergence:
+    """The settled new topics numbered from `next_number`, the largest first (logged)."""
+    sizes = pd.Series(topics[topics >= 0]).value_counts()
+    order = sorted(sizes.index, key=lambda g: (-sizes[g], g))
+    renumber = {int(g): next_number + i for i, g in enumerate(order)}
+    numbered = np.array([renumber.get(int(t), -1) for t in topics], dtype=np.int32)
+    ids, centres = weighted_centroids(pool, numbered, np.ones(len(pool)))
+    position = {int(t): i for i, t in enumerate(ids.tolist())}
+    own = centres[[position.get(int(t), 0) for t in numbered]] if len(ids) else pool * 0
+    similarity = np.where(numbered >= 0, np.einsum("nd,nd->n", pool, own), 0.0)
+    if len(order) or (start >= 0).any():
+        log.info(
+            "settled among the existing and the new topics' centres: %d papers in new topics "
+            "(%d joined, %d of the groups' papers nearer an existing topic); %d groups dropped "
+            "under the smallest size",
+            int((topics >= 0).sum()),
+            int(((topics >= 0) & (start < 0)).sum()),
+            int(((topics < 0) & (start >= 0)).sum()),
+            len(set(start.tolist()) - {-1}) - len(order),
+        )
     return Emergence(
         rows,
-        topics,
-        fit.weights,
+        numbered,
+        (numbered >= 0).astype(np.float32),
         similarity.astype(np.float32),
-        fit.coords,
+        layout,
         sorted(renumber.values()),
     )
 

@@ -45,9 +45,10 @@ def with_new_topics(
     build's, scaled to the pool); earlier papers keep their positions. The model is the same
     object when none was found."""
     rows = pool_rows(documents, clusters, previous)
-    ids, centres = model.centroids
+    _, centres = model.centroids
+    existing = emerge.Existing(centres, model.vectors[model.topics >= 0], model.outlier_threshold)
     found = emerge.find_topics(
-        vectors, rows, settings, centres, registries.next_number(registries.of(model)), smallest
+        vectors, rows, settings, existing, registries.next_number(registries.of(model)), smallest
     )
     if not found.numbers:
         return clusters, model, []

@@ -86,7 +86,7 @@ def test_new_papers_near_an_existing_topic_make_no_topic(caplog):
             first.clusters,
         )
     assert not grown.changed and set(grown.clusters["topic"].iloc[-12:]) == {0}
-    assert "no new topic" in caplog.text or "near an existing topic" in caplog.text
+    assert "no new topic" in caplog.text or "nearer to existing topics' papers" in caplog.text
 
 
 def test_near_is_measured_on_the_topics_centres():
@@ -96,16 +96,11 @@ def test_near_is_measured_on_the_topics_centres():
     assert emerge.near_threshold(centres[:1]) == 1.0  # one topic: nothing is near
 
 
-def test_parts_of_one_area_are_joined_before_they_are_judged():
-    topics = np.array([0, 0, 1, 1, 2, -1])
-    centres = _unit(np.array([[1.0, 0.0], [0.99, 0.1], [0.0, 1.0]]))
-    assert emerge.joined_groups(topics, centres, 0.9).tolist() == [0, 0, 0, 0, 2, -1]
-
-
 def test_a_pool_too_small_is_not_an_error(caplog):
     vectors = _unit(np.random.default_rng(0).normal(size=(6, 384)))
     with caplog.at_level(logging.INFO, "pipeline.cluster"):
-        found = emerge.find_topics(vectors, np.arange(6), ClusterConfig(), vectors[:2], 7, 5)
+        existing = emerge.Existing(vectors[:2], vectors[:2], 0.42)
+        found = emerge.find_topics(vectors, np.arange(6), ClusterConfig(), existing, 7, 5)
     assert found.numbers == [] and (found.topics == -1).all()
     assert "too few to cluster" in caplog.text
 
