@@ -1,6 +1,9 @@
 """New topics without a refit: the papers added since the fit and the build's papers left
-unassigned, clustered among themselves, with the build's UMAP and HDBSCAN
-settings scaled to the pool as a sample fit scales them. Groups whose centres are nearer to each
+unassigned, clustered among themselves with the build's UMAP and HDBSCAN settings, their
+"auto" sizes taken for the pool's own count (the pool is no sample of the corpus: scaled as a
+sample fit scales them, HDBSCAN cut the SIGGRAPH Asia pool into groups of 6 papers and more,
+far under the size a topic is kept at, and 78.2% of those papers landed in new topics against
+81.0%; docs/benchmarks.md). Groups whose centres are nearer to each
 other than to any existing topic's are joined; a group of at least the build's min_cluster_size
 papers, most of whose papers stand apart from the existing topics' papers, becomes a topic with
 the next number. The pool's papers are then settled among the existing and the new topics'

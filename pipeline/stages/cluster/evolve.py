@@ -24,7 +24,7 @@ def pool_rows(
     """Rows (clusters in documents' order) of the papers new since `previous` and of those no
     topic took, in doc_id order. Every new paper is in the pool, not only those below the
     outlier threshold: whether new papers form an area of their own is decided among them (a
-    group of them near an existing topic stays where placing put it), so papers of a new
+    group of them that does not stand apart stays where placing put it), so papers of a new
     field are not spread over the nearest old topics they each pass the threshold of."""
     new = ~documents["doc_id"].isin(previous["doc_id"]).to_numpy()
     rows = np.flatnonzero((clusters["topic"].to_numpy() < 0) | new)
@@ -42,8 +42,8 @@ def with_new_topics(
 ) -> tuple[pd.DataFrame, TopicModel, list[int]]:
     """The clusters (in documents' order) and the model with the new topics of at least
     `smallest` papers found among the new papers and those without a topic (`settings`: the
-    build's, scaled to the pool); earlier papers keep their positions. The model is the same
-    object when none was found."""
+    build's, their "auto" sizes for the pool's own count); earlier papers keep their positions.
+    The model is the same object when none was found."""
     rows = pool_rows(documents, clusters, previous)
     _, centres = model.centroids
     existing = emerge.Existing(centres, model.vectors[model.topics >= 0], model.outlier_threshold)
