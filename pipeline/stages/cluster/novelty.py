@@ -25,7 +25,7 @@ from pipeline.neighbours import nearest_neighbours, neighbours_among
 from pipeline.stages.cluster.place import LAYOUT_NEIGHBOURS
 
 NEIGHBOURS = LAYOUT_NEIGHBOURS  # the fitted papers a new paper is drawn among
-SETTLE_ROUNDS = 50  # rounds at most (3-6 on the 601 papers of the SIGGRAPH Asia pool)
+SETTLE_ROUNDS = 50  # rounds at most (4-6 on the 601 papers of the SIGGRAPH Asia pool)
 
 
 def apart(pool: np.ndarray, fitted: np.ndarray, k: int = NEIGHBOURS) -> np.ndarray:
