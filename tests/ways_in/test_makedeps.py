@@ -91,7 +91,7 @@ AFTER_CLUSTER = {"cluster", "label", "metrics", "compare", "csv", "render"}
     [
         ("pipeline/neighbours.py", AFTER_CLUSTER),  # the vote and the map's similar papers
         ("pipeline/centroids.py", AFTER_CLUSTER),
-        ("pipeline/scores.py", {"metrics", "render"}),
+        ("pipeline/scores.py", {"label", "metrics", "compare", "csv", "render"}),  # themes' NPMI
         ("pipeline/stages/compare.py", {"compare", "csv", "render"}),
         ("pipeline/stages/render/templates/map.html", {"render"}),
         ("pipeline/stages/render/assets/style.css", {"render"}),
