@@ -41,6 +41,10 @@ def test_the_map_marks_a_new_topic_and_answers_a_link_to_a_retired_one(site, ope
         "Topic 7, “an old topic”, was retired: its papers are now in graph, message passing (#1)."
     )
     assert page.evaluate(FILTER) is None  # the map shows every paper meanwhile
+    assert page.url.endswith("#topic=7")  # the link keeps naming it: a reload says it again
+    page.reload()
+    page.wait_for_function(IDLE)
+    assert note.is_visible() and note.inner_text().startswith("Topic 7,")
     screenshot(page, site, "changes_map_retired")
     assert serious(axe_violations(page)) == []
     page.locator('#topic-list button[data-id="0"]').click()  # a choice in the list hides it

@@ -71,6 +71,7 @@
       params.set("q", typed.toLowerCase() === state.query ? typed : state.query);
     if (state.query !== "" && state.mode === "meaning") params.set("mode", "meaning");
     if (state.filter !== null) params.set(state.filter.kind, String(state.filter.id));
+    else if (state.gone != null) params.set("topic", String(state.gone));
     if (state.selected !== null) params.set("paper", D.ids[state.selected]);
     return params.toString();
   }

@@ -29,6 +29,7 @@
     ranking: null, // a search by meaning's {order, similarity}: its papers best first
     placed: null, // an abstract placed by the server: {x, y, neighbours (indices)}
     filter: null, // {kind: "topic" | "theme", id}
+    gone: null, // the id of an ended topic the link named (its note shown), until a choice
     active: null, // Uint8Array: 1 for the papers the search and the filter keep; null: all
     selection: null, // Uint8Array: 1 for the papers a box or lasso took (map-select.js); null
     reading: null, // the reading list's papers (indices) while the panel lists it; null: closed
@@ -189,6 +190,7 @@
     const f = state.filter;
     const same = filter && f && filter.kind === f.kind && filter.id === f.id;
     state.filter = same && toggle ? null : filter;
+    state.gone = null;
     controls.markFilter(D, state);
     return update();
   }
@@ -236,6 +238,7 @@
   async function applyHash() {
     const wanted = link.read(D);
     TopicMap.tree.showGone(D, wanted.gone || null);
+    state.gone = wanted.gone ? wanted.gone.id : null; // kept in the link, so a reload says it again
     restoring = true;
     try {
       await restore(wanted);
