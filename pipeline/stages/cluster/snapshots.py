@@ -2,7 +2,8 @@
 says what changed: each topic's papers (and the unassigned, -1) when the saved model was fitted
 (`fit`, written by the build that fits it and kept while papers are added to it) and in the
 previous build whose topics differed from this one's (`build`: a build that changes nothing
-keeps the one before). The file is rewritten only when its rows change, and written again after
+keeps the one before). A model saved before snapshots were kept takes its fit's from the
+papers the fit placed in the clusters table it left. The file is rewritten only when its rows change, and written again after
 the model folder is saved anew (models.save replaces the folder)."""
 
 from __future__ import annotations
@@ -57,10 +58,18 @@ def updated(
     history = empty() if history is None else history
     # the fit's: kept while papers are added (new topics among them change the model's fit_id)
     fit = rows("fit", fit_id, clusters) if refitted else _of(history, "fit")
+    if fit.empty and previous is not None:  # a model saved before snapshots were kept
+        fit = rows("fit", previous_fit, fitted_part(previous))
     build = _of(history, "build")
     if previous is not None and not topic_papers(previous).equals(topic_papers(clusters)):
         build = rows("build", previous_fit, previous)
     return pd.concat([fit, build], ignore_index=True)[schemas.TOPIC_SNAPSHOTS.columns]
+
+
+def fitted_part(clusters: pd.DataFrame) -> pd.DataFrame:
+    """The papers the fit itself placed (not added later): what a model saved without snapshots
+    tells of its fit, since a paper placed by the fit keeps its topic while papers are added."""
+    return clusters[clusters["placed"] != "added"]
 
 
 def empty() -> pd.DataFrame:

@@ -43,6 +43,18 @@ def test_added_papers_keep_the_fit_and_take_the_previous_build():
     assert _papers(later, "build") == {0: 2, 1: 1, 2: 3}
 
 
+def test_a_model_saved_without_snapshots_takes_its_fit_from_the_papers_the_fit_placed():
+    before = pd.concat(
+        [_clusters([0, 0, 1, -1]), make.clusters(["q0", "q1"], [1, -1], placed="added")],
+        ignore_index=True,
+    )
+    grown = pd.concat([before, make.clusters(["q2"], [0], placed="added")], ignore_index=True)
+    after = snapshots.updated(None, before, "fit-a", grown, "fit-a", refitted=False)
+    assert _papers(after, "fit") == {-1: 1, 0: 2, 1: 1}  # q0 and q1 came after the fit
+    assert set(after.loc[after["snapshot"] == "fit", "fit_id"]) == {"fit-a"}
+    assert _papers(after, "build") == {-1: 2, 0: 2, 1: 2}
+
+
 def test_a_refit_takes_a_new_fit_and_the_build_it_replaced():
     before = _clusters([0, 0, 1, -1])
     history = snapshots.updated(None, None, "", before, "fit-a", refitted=True)
