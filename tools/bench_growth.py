@@ -2,7 +2,8 @@
 build section, in the same work folder).
 
 - scaling (--scaling 10000,30000,100000): cluster, label and render at those sizes, the papers
-  repeated and their embeddings perturbed: time and peak memory per stage.
+  repeated and their embeddings perturbed: time and peak memory per stage, the fit's topics and
+  the shares of papers unassigned and fitted (the rest placed into the sample fit).
 - adding at scale (--grow-sizes 100000): a corpus of that many such papers built by `make all`
   (each copy's abstract marked with its copy number, so that ingest keeps it as a paper of its
   own, and its perturbed vector put in the build's embeddings cache under its text, so that no
@@ -58,9 +59,21 @@ def bench_scaling(config_path: Path, work: Path, sizes: list[int]) -> list[dict]
         for stage in SCALING_STAGES:
             figures = bench_stage.run_stage(stage, config)
             row[stage] = (figures["wall_s"], figures["peak_mb"])
+            if stage == "cluster":
+                row.update(_topic_counts(folder))
         rows.append(row)
         print(json.dumps(row), flush=True)
     return rows
+
+
+def _topic_counts(folder: Path) -> dict:
+    """The fit's topics, the share of papers unassigned and of those fitted (not placed)."""
+    clusters = pd.read_parquet(folder / "clusters.parquet", columns=["topic", "placed"])
+    return {
+        "topics": int(clusters.loc[clusters["topic"] >= 0, "topic"].nunique()),
+        "unassigned": float((clusters["topic"] < 0).mean()),
+        "fitted": float((clusters["placed"] == "fit").mean()),
+    }
 
 
 def _copies_input(cold: Path, folder: Path, size: int, cache: Path) -> Path:
@@ -137,10 +150,19 @@ def run(config_path: Path, work: Path, sizes: str, added: Path) -> list[dict]:
 
 
 def report_scaling(rows: list[dict]) -> list[str]:
-    lines = [f"scaling (s wall / peak MB):  papers | {' | '.join(SCALING_STAGES)}"]
+    lines = [
+        f"scaling (s wall / peak MB):  papers | topics | unassigned | fitted "
+        f"| {' | '.join(SCALING_STAGES)} | cluster + label + render"
+    ]
     for row in rows:
         cells = " | ".join(f"{row[s][0]:.0f} s / {row[s][1]} MB" for s in SCALING_STAGES)
-        lines.append(f"  {row['papers']:>7} | {cells}")
+        total = sum(row[s][0] for s in ("cluster", "label", "render"))
+        peak = max(row[s][1] for s in SCALING_STAGES)
+        lines.append(
+            f"  {row['papers']:>7} | {row.get('topics', '-')} "
+            f"| {100 * row.get('unassigned', 0):.1f}% | {100 * row.get('fitted', 0):.1f}% "
+            f"| {cells} | {total:.0f} s, peak {peak} MB"
+        )
     return lines
 
 

@@ -150,7 +150,15 @@ def test_report_prints_every_figure_side_by_side():
             "render_only_s": 2.0,
             "render_only_stages": ["render"],
         },
-        "scaling": [{"papers": 10000, **{s: (12.0, 700) for s in bench.SCALING_STAGES}}],
+        "scaling": [
+            {
+                "papers": 10000,
+                "topics": 41,
+                "unassigned": 0.025,
+                "fitted": 1.0,
+                **{s: (12.0, 700) for s in bench.SCALING_STAGES},
+            }
+        ],
     }
     text = bench.report(results)
     for line in (
@@ -166,7 +174,9 @@ def test_report_prints_every_figure_side_by_side():
         "add 19 papers: 20.0 s, embedded 19, placed 19 into the saved model, known papers' "
         "topics and positions unchanged -> 5.00x faster than cold",
         "render-only setting change: 2.0 s, stages run: render",
-        "    10000 | " + " | ".join(["12 s / 700 MB"] * len(bench.SCALING_STAGES)),
+        "    10000 | 41 | 2.5% | 100.0% | "
+        + " | ".join(["12 s / 700 MB"] * len(bench.SCALING_STAGES))
+        + " | 36 s, peak 700 MB",
     ):
         assert line in text.splitlines(), line
 
