@@ -13,6 +13,7 @@ corpus, over the counts the stage has already made.
 
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -93,7 +94,7 @@ class WordEvidence:
         from sklearn.feature_extraction.text import CountVectorizer
 
         def words_in(text: str) -> set[str]:
-            return {singular(w) for term in analyzer(text) for w in term_words(term)}
+            return set().union(*map(_folded_words, analyzer(text)))
 
         vectorizer = CountVectorizer(analyzer=words_in, binary=True, dtype=np.float64)
         try:
@@ -114,6 +115,12 @@ class WordEvidence:
         if mine <= 0:
             return -np.inf
         return mine * np.log(mine / (theirs + 1e-3))
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def _folded_words(term: str) -> frozenset[str]:
+    """A term's words, plurals folded (terms repeat across papers: each is split once)."""
+    return frozenset(singular(w) for w in term_words(term))
 
 
 def label_words(*terms: str) -> set[str]:

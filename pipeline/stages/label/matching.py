@@ -40,8 +40,8 @@ def reader_evidence(texts: list[str]) -> WordEvidence:
     return WordEvidence(texts, reader_words)
 
 
-def option_scores(evidence: WordEvidence, papers: np.ndarray, texts: list[str]) -> np.ndarray:
-    """papers x texts: each paper's summed idf of the words of each text it uses."""
+def _weights(evidence: WordEvidence, texts: list[str]) -> sparse.csc_matrix:
+    """words x texts: the idf of each word a text names (label_words)."""
     pairs = [
         (evidence.column[word], k)
         for k, text in enumerate(texts)
@@ -49,11 +49,15 @@ def option_scores(evidence: WordEvidence, papers: np.ndarray, texts: list[str]) 
         if word in evidence.column
     ]
     columns = np.array([c for c, _ in pairs], dtype=np.int64)
-    weights = sparse.csc_matrix(
+    return sparse.csc_matrix(
         (evidence.idf[columns], (columns, [k for _, k in pairs])),
         shape=(len(evidence.idf), len(texts)),
     )
-    return np.asarray((evidence.incidence[papers] @ weights).todense())
+
+
+def option_scores(evidence: WordEvidence, papers: np.ndarray, texts: list[str]) -> np.ndarray:
+    """papers x texts: each paper's summed idf of the words of each text it uses."""
+    return np.asarray((evidence.incidence[papers] @ _weights(evidence, texts)).todense())
 
 
 def _matched(scores: np.ndarray, own: np.ndarray) -> np.ndarray:
@@ -62,15 +66,68 @@ def _matched(scores: np.ndarray, own: np.ndarray) -> np.ndarray:
     return (scores >= mine[:, None]).sum(axis=1) == 1
 
 
-def _best_option(table: np.ndarray, g: int, own: np.ndarray, option_columns: np.ndarray):
+class _Rivals:
+    """For each paper, the two best labels other than its own group's (values and columns),
+    kept as the labels change: the best label a paper could be mistaken for, leaving out any one
+    group, without a pass over every group (papers x groups) for each group."""
+
+    def __init__(self, table: np.ndarray, own: np.ndarray):
+        self.table, self.own = table, own
+        n = len(own)
+        self.first, self.second = np.full(n, -np.inf), np.full(n, -np.inf)
+        self.column = np.full(n, -1, dtype=np.int64)
+        self.column2 = np.full(n, -1, dtype=np.int64)
+        self.refresh(np.arange(n))
+
+    def refresh(self, rows: np.ndarray) -> None:
+        """Recompute the two best of `rows` from the table (a block of rows at a time)."""
+        step = max(1, (1 << 22) // max(self.table.shape[1], 1))
+        for start in range(0, len(rows), step):
+            part = rows[start : start + step]
+            values = self.table[part].copy()
+            values[np.arange(len(part)), self.own[part]] = -np.inf
+            if values.shape[1] < 2:
+                values = np.hstack([values, np.full((len(part), 2 - values.shape[1]), -np.inf)])
+            top = np.argpartition(-values, 1, axis=1)[:, :2]
+            pair = np.take_along_axis(values, top, axis=1)
+            self.first[part], self.second[part] = pair[:, 0], pair[:, 1]
+            self.column[part], self.column2[part] = top[:, 0], top[:, 1]
+
+    def without(self, g: int) -> np.ndarray:
+        """Each paper's best label that is neither its own nor group g's."""
+        return np.where(self.column == g, self.second, self.first)
+
+    def set_column(self, g: int, values: np.ndarray) -> None:
+        """Group g's label now scores `values`: a paper whose score for g fell while g was one
+        of its two best is recomputed; any other changed paper takes g's new score in."""
+        changed = np.flatnonzero((self.table[:, g] != values) & (self.own != g))
+        fell = values[changed] < self.table[changed, g]
+        held = (self.column[changed] == g) | (self.column2[changed] == g)
+        self.table[:, g] = values
+        self.refresh(changed[fell & held])
+        rows = changed[~(fell & held)]
+        v = values[rows]
+        at_first = self.column[rows] == g  # rose while first: stays first
+        self.first[rows[at_first]] = v[at_first]
+        rest, v = rows[~at_first], v[~at_first]
+        was_second = self.column2[rest] == g  # rose while second: drop it from second first
+        top = v > self.first[rest]
+        # above the first: the first moves down (unless g was the second, which it replaces)
+        down = rest[top]
+        self.second[down] = self.first[down]
+        self.column2[down] = self.column[down]
+        self.first[down], self.column[down] = v[top], g
+        mid = ~top & ((v > self.second[rest]) | was_second)
+        self.second[rest[mid]], self.column2[rest[mid]] = v[mid], g
+
+
+def _best_option(rivals: _Rivals, g: int, option_columns: np.ndarray) -> np.ndarray:
     """Per option (columns of `option_columns`) of group `g`, the papers matched with it as
-    g's label, the other groups' labels (`table`'s other columns) held."""
-    others = table.copy()
-    others[:, g] = -np.inf
-    mine = np.where(own == g, -np.inf, table[np.arange(len(own)), own])
-    others[np.arange(len(own)), own] = -np.inf
-    rival = others.max(axis=1)  # the best label that is neither g's nor the paper's own
+    g's label, the other groups' labels held."""
+    own, table = rivals.own, rivals.table
     in_g = own == g
+    mine = np.where(in_g, -np.inf, table[np.arange(len(own)), own])
+    rival = rivals.without(g)  # the best label that is neither g's nor the paper's own
     hits = np.where(
         in_g[:, None],
         option_columns > rival[:, None],
@@ -94,13 +151,24 @@ def matched_labels(
     papers = np.concatenate([rows.get(g, np.zeros(0, np.int64)) for g in groups]).astype(np.int64)
     own = np.concatenate([np.full(len(rows.get(g, ())), i) for i, g in enumerate(groups)])
     own = own.astype(np.int64)
-    scores = {g: option_scores(evidence, papers, options[g]) for g in groups}
+    incidence = evidence.incidence[papers].tocsc()  # the papers' words, by word
+
+    def scores(i: int) -> np.ndarray:
+        """papers x group i's options (option_scores, from the words its options name)."""
+        weights = _weights(evidence, options[groups[i]])
+        used = np.unique(weights.indices)
+        return np.asarray((incidence[:, used] @ weights[used]).todense())
+
     chosen = {g: 0 for g in groups}
+    table = np.empty((len(papers), len(groups)))
+    for i in range(len(groups)):
+        table[:, i] = scores(i)[:, 0]
+    rivals = _Rivals(table, own)
     for _ in range(ROUNDS):
         changed = False
         for i, g in enumerate(groups):
-            table = np.stack([scores[h][:, chosen[h]] for h in groups], axis=1)
-            hits = _best_option(table, i, own, scores[g])
+            mine = scores(i)
+            hits = _best_option(rivals, i, mine)
             held = {options[h][chosen[h]] for h in groups if h != g}
             held_heads = {heads[h][chosen[h]] for h in groups if h != g}
             free = [
@@ -113,6 +181,7 @@ def matched_labels(
             best = max(free, key=lambda k: (hits[k], -k))
             if best != chosen[g] and (chosen[g] not in free or hits[best] > hits[chosen[g]]):
                 chosen[g], changed = best, True
+                rivals.set_column(i, mine[:, best])
         if not changed:
             break
     return chosen
