@@ -31,6 +31,7 @@ from pipeline.stages.render.changes import Odds, changes_context
 from pipeline.stages.render.mapfiles import SHARD_DIR, shard_path
 from pipeline.stages.render.mapview import Similar, build_key, map_context, similar_of
 from pipeline.stages.render.report import report_context
+from pipeline.stages.render.similar import similar_for
 from pipeline.stages.render.shaping import (
     Summary,
     paper_vectors,
@@ -215,7 +216,8 @@ def run(
     )
     # the similar papers first, the texts after: a million papers' vectors (1.5 GB, and
     # pynndescent's copy) and texts (about 2 GB) are never held at the same time
-    similar = similar_of(*tables.read_embeddings(embeddings))
+    # (similar.py: kept in the output folder, so papers added search only theirs)
+    similar = similar_for(report.parent, *tables.read_embeddings(embeddings))
     pages = make_pages(
         tables.read_table(documents, schemas.DOCUMENTS, PAGE_COLUMNS),
         similar,

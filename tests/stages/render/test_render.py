@@ -296,7 +296,8 @@ def test_run_writes_pages_and_assets_and_reads_the_optional_figures(tmp_path: Pa
     runs = {1: np.array([0, 0, 1, 1, -1]), 2: np.array([0, 1, 1, 1, -1])}
     tables.write_json(quality.seed_agreement(runs), stability)  # as the stability run writes it
     render.run(RenderConfig(), **paths, report=out / "index.html", stability=stability)
-    assert sorted(p.name for p in out.iterdir()) == sorted(LOCAL_FILES | {"map-data"})
+    # the site's files, and the similar papers kept for the next build (render/similar.py)
+    assert sorted(p.name for p in out.iterdir()) == sorted(LOCAL_FILES | {"map-data", ".render"})
     assert sorted(f"map-data/{p.name}" for p in (out / "map-data").iterdir()) == shard_names(
         make_pages(**tiny_tables(), config=RenderConfig())
     )
