@@ -3,8 +3,9 @@ says what changed: each topic's papers (and the unassigned, -1) when the saved m
 (`fit`, written by the build that fits it and kept while papers are added to it) and in the
 previous build whose topics differed from this one's (`build`: a build that changes nothing
 keeps the one before). A model saved before snapshots were kept takes its fit's from the
-papers the fit placed in the clusters table it left. The file is rewritten only when its rows change, and written again after
-the model folder is saved anew (models.save replaces the folder)."""
+papers the fit placed in the clusters table it left. The file is rewritten only when its rows
+change, and written again after the model folder is saved anew (models.save replaces the
+folder)."""
 
 from __future__ import annotations
 

@@ -31,12 +31,12 @@ from pipeline.stages.render.changes import Odds, changes_context
 from pipeline.stages.render.mapfiles import SHARD_DIR, shard_path
 from pipeline.stages.render.mapview import Similar, build_key, map_context, similar_of
 from pipeline.stages.render.report import report_context
-from pipeline.stages.render.similar import similar_for
 from pipeline.stages.render.shaping import (
     Summary,
     paper_vectors,
     summarise,
 )
+from pipeline.stages.render.similar import similar_for
 from pipeline.stages.render.templating import MAP_PAGE, render_template
 
 log = logging.getLogger("pipeline.render")

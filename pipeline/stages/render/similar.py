@@ -63,9 +63,7 @@ def fingerprints(vectors: np.ndarray) -> np.ndarray:
     return out
 
 
-def _merge(
-    indices: np.ndarray, similarities: np.ndarray, k: int
-) -> tuple[np.ndarray, np.ndarray]:
+def _merge(indices: np.ndarray, similarities: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Each row's best k of its candidates: highest similarity first, ties to the lower index."""
     order = np.lexsort((indices, -similarities), axis=1)[:, :k]
     return np.take_along_axis(indices, order, axis=1), np.take_along_axis(similarities, order, 1)
