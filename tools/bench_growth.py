@@ -69,7 +69,7 @@ def bench_scaling(config_path: Path, work: Path, sizes: list[int]) -> list[dict]
 
 def _topic_counts(folder: Path) -> dict:
     """The fit's topics, the share of papers unassigned and of those fitted (not placed)."""
-    clusters = pd.read_parquet(folder / "clusters.parquet", columns=["topic", "placed"])
+    clusters = tables.read_table(folder / "clusters.parquet", schemas.CLUSTERS, ["topic", "placed"])
     return {
         "topics": int(clusters.loc[clusters["topic"] >= 0, "topic"].nunique()),
         "unassigned": float((clusters["topic"] < 0).mean()),

@@ -154,7 +154,8 @@ def matched_labels(
     incidence = evidence.incidence[papers].tocsc()  # the papers' words, by word
 
     def scores(i: int) -> np.ndarray:
-        """papers x group i's options (option_scores, from the words its options name)."""
+        """papers x group i's options (option_scores, from the words its options name): made
+        again at each turn rather than held, since all groups' would be papers x all options."""
         weights = _weights(evidence, options[groups[i]])
         used = np.unique(weights.indices)
         return np.asarray((incidence[:, used] @ weights[used]).todense())

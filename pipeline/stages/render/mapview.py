@@ -29,9 +29,14 @@ class Similar:
     similarities: np.ndarray
 
 
+def pages_order(doc_ids: list[str]) -> np.ndarray:
+    """The papers' order in the pages: by doc_id."""
+    return np.argsort(np.asarray(doc_ids, dtype=object), kind="stable")
+
+
 def similar_of(doc_ids: list[str], vectors: np.ndarray) -> Similar:
     """Similar from the papers' embeddings (in any order: they are taken in the pages')."""
-    order = np.argsort(np.asarray(doc_ids, dtype=object), kind="stable")
+    order = pages_order(doc_ids)
     neighbours, similarities = similar_papers(np.asarray(vectors)[order], N_NEIGHBOURS)
     return Similar([doc_ids[i] for i in order], neighbours, similarities)
 

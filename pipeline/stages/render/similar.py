@@ -17,7 +17,6 @@ update needs its index pickled between builds, which this project does not keep.
 from __future__ import annotations
 
 import logging
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,8 +25,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline import tables
 from pipeline.neighbours import neighbours_among, similar_papers, unit_rows
-from pipeline.stages.render.mapview import N_NEIGHBOURS, Similar
+from pipeline.stages.render.mapview import N_NEIGHBOURS, Similar, pages_order
 
 log = logging.getLogger("pipeline.render")
 
@@ -121,8 +121,10 @@ def update(doc_ids: list[str], vectors: np.ndarray, previous: Kept | None, k: in
         neighbours, similarities = similar_papers(vectors, k)
         log.info("similar papers of all %d papers searched (%s)", n, full)
         return Kept(list(doc_ids), prints, neighbours, similarities)
-    unit = unit_rows(vectors)
     new = np.flatnonzero(~known)
+    if not len(new) and not len(redo) and len(previous.doc_ids) == n:
+        return previous  # the same papers and vectors: nothing to search or to write
+    unit = unit_rows(vectors)
     clean = keep[~lost]
     neighbours = np.empty((n, k_now), dtype=np.int64)
     similarities = np.empty((n, k_now), dtype=np.float32)
@@ -160,7 +162,7 @@ def read(folder: Path) -> Kept | None:
 
 
 def write(folder: Path, kept: Kept) -> None:
-    """Keep the similar papers in the output `folder` (written whole, then moved into place)."""
+    """Keep the similar papers in the output `folder` (written atomically)."""
     path = Path(folder) / FOLDER / FILE
     k = kept.neighbours.shape[1] if kept.neighbours.ndim == 2 else 0
     if k == 0:  # one paper or none: nothing worth keeping
@@ -178,16 +180,15 @@ def write(folder: Path, kept: Kept) -> None:
             ),
         }
     )
-    partial = path.with_name(path.name + ".partial")
-    pq.write_table(table, partial)
-    os.replace(partial, path)
+    tables.atomic_write(path, lambda tmp: pq.write_table(table, tmp))
 
 
 def similar_for(folder: Path, doc_ids: list[str], vectors: np.ndarray) -> Similar:
     """The papers' Similar (mapview.similar_of's, in the pages' order), reusing and then
     keeping the similar papers of the output `folder`."""
-    order = np.argsort(np.asarray(doc_ids, dtype=object), kind="stable")
-    ids = [doc_ids[i] for i in order]
-    kept = update(ids, np.asarray(vectors)[order], read(folder), N_NEIGHBOURS)
-    write(folder, kept)
+    order = pages_order(doc_ids)
+    previous = read(folder)
+    kept = update([doc_ids[i] for i in order], np.asarray(vectors)[order], previous, N_NEIGHBOURS)
+    if kept is not previous:
+        write(folder, kept)
     return Similar(kept.doc_ids, kept.neighbours, kept.similarities)

@@ -52,8 +52,7 @@ def test_papers_added_to_a_kept_build_give_what_a_full_search_gives(caplog):
     _as_full_search(after, all_vectors)
     assert "kept for" in caplog.text and "(13 searched afresh)" in caplog.text
     # the same papers again: every list kept as it was, nothing searched
-    again = similar.update(all_ids, all_vectors, after, K)
-    np.testing.assert_array_equal(again.neighbours, after.neighbours)
+    assert similar.update(all_ids, all_vectors, after, K) is after
 
 
 def test_papers_removed_or_changed_are_searched_afresh_with_those_next_to_them():
@@ -98,3 +97,17 @@ def test_tiny_builds(tmp_path, n):
     got = similar.similar_for(tmp_path, ids[::-1], vectors[::-1])
     assert got.doc_ids == ids
     assert got.neighbours.shape == (n, min(K, max(n - 1, 0)))
+
+
+def test_the_kept_table_is_written_only_when_it_changes(tmp_path):
+    ids, vectors = _papers(40)
+    similar.similar_for(tmp_path, ids, vectors)
+    path = tmp_path / similar.FOLDER / similar.FILE
+    written = path.stat().st_mtime_ns
+    path.touch()
+    touched = path.stat().st_mtime_ns
+    assert similar.similar_for(tmp_path, ids[::-1], vectors[::-1]).doc_ids == ids
+    assert path.stat().st_mtime_ns == touched >= written
+    more_ids, more = _papers(41)
+    similar.similar_for(tmp_path, more_ids, more)
+    assert similar.read(tmp_path).doc_ids == more_ids
