@@ -92,26 +92,28 @@ def make_document_info(
     order = np.lexsort((clusters["doc_id"].to_numpy(), placed))
     ordered = clusters.iloc[order].reset_index(drop=True)
     merged = with_topic_labels(tables.join_papers(documents, ordered), topics)
-    per_topic = topics.set_index(topics["topic"].astype(int))
     text_of = dict(zip(documents["doc_id"], embedding_texts(documents), strict=True))
     representative = {d for docs in topics["representative_docs"] for d in docs}
     topic = merged["topic"].astype(int)
-    terms = topic.map(lambda t: list(per_topic.at[t, "terms"]) if t in per_topic.index else [])
+    # one list per topic, shared by its papers' rows (the CSV writer prints each list once)
+    words_of = {int(t): list(w) for t, w in zip(topics["topic"], topics["terms"], strict=True)}
+    docs_of = {
+        int(t): [text_of[d] for d in docs]
+        for t, docs in zip(topics["topic"], topics["representative_docs"], strict=True)
+    }
+    terms = pd.Series([words_of.setdefault(t, []) for t in topic], topic.index, dtype=object)
+    examples = pd.Series([docs_of.setdefault(t, []) for t in topic], topic.index, dtype=object)
+    names = {t: bertopic_name(t, words_of[t]) for t in words_of}
+    top_words = {t: " - ".join(words_of[t]) for t in words_of}
     return pd.DataFrame(
         {
             "Document": merged["doc_id"].map(text_of),
             "Topic": topic,
-            "Name": [bertopic_name(t, w) for t, w in zip(topic, terms, strict=True)],
+            "Name": topic.map(names),
             "CustomName": merged["topic_label"],
             "Representation": terms,
-            "Representative_Docs": topic.map(
-                lambda t: (
-                    [text_of[d] for d in per_topic.at[t, "representative_docs"]]
-                    if t in per_topic.index
-                    else []
-                )
-            ),
-            "Top_n_words": terms.map(" - ".join),
+            "Representative_Docs": examples,
+            "Top_n_words": topic.map(top_words),
             "Representative_document": merged["doc_id"].isin(representative),
             "doc_id": merged["doc_id"],
             "title": merged["title"],

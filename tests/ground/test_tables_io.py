@@ -201,9 +201,12 @@ def test_write_csv_writes_the_columns_then_the_prefixed_ones_as_utf8(tmp_path):
     assert (
         path.read_bytes()
         == (
-            "Topic,Name,Representation,share_ICML\n-1,café,\"['x', 'y']\",0.5\n0,b,[],0.25\n"
+            "Topic,Name,Representation,share_ICML\n"
+            '-1,"café","[\'x\', \'y\']",0.5\n0,"b","[]",0.25\n'
         ).encode()
     )
+    back = pd.read_csv(path)  # text quoted, numbers not: pandas reads back what was written
+    assert back["Name"].tolist() == ["café", "b"] and back["share_ICML"].tolist() == [0.5, 0.25]
     assert os.listdir(path.parent) == ["t.csv"]  # atomic: no temporary file left
     tables.write_csv(frame.iloc[:, :3], path, ("Topic", "Name", "Representation"))
     assert path.read_text(encoding="utf-8").splitlines()[0] == "Topic,Name,Representation"
