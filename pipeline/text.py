@@ -93,6 +93,7 @@ _TOKEN = regex.compile(TOKEN_PATTERN, regex.V1)
 _ASCII_WORD = re.compile(r"\b[a-zA-Z][a-zA-Z\-]*[a-zA-Z]\b")
 _CJK_CHAR = regex.compile(rf"[{_CJK}]", regex.V1)
 _WORD_CHAR = regex.compile(r"[\p{L}\p{N}]")
+_WORDLESS_ASCII = re.compile(r"(?<!\S)[^\sA-Za-z0-9]+(?!\S)")  # an ASCII text's words without one
 # ASCII and CJK full-width punctuation, Arabic comma, semicolon and question mark
 _PHRASE_BREAK = re.compile(
     r"[.,;:!?()\[\]{}\"'/|\u2018\u2019\u201c\u201d\u3000-\u303f\uff01-\uff0f\uff1a-\uff20"
@@ -130,9 +131,18 @@ def count_words(text: str) -> int:
     """Words as a reader counts them: the words between spaces, and in Chinese and Japanese,
     written without spaces, one word per two characters (a 300-character abstract is about
     150 words, not one)."""
+    if text.isascii():  # no Chinese or Japanese: the re module, four times faster
+        return len(text.split()) - len(_WORDLESS_ASCII.findall(text))
     n_cjk = len(_CJK_CHAR.findall(text))
     spaced = [w for w in _CJK_CHAR.sub(" ", text).split() if _WORD_CHAR.search(w)]
     return len(spaced) + math.ceil(n_cjk / 2)
+
+
+def has_words(text: str, n: int) -> bool:
+    """count_words(text) >= n, counting a prefix first: one that ends at a space holds a subset
+    of the text's words (count_words costs 0.1 ms on an abstract, for a check of five words)."""
+    cut = text.find(" ", 40 * n)
+    return (cut > 0 and count_words(text[:cut]) >= n) or count_words(text) >= n
 
 
 @cache

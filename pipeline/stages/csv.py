@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pipeline import schemas, tables
+from pipeline import csv_files, schemas, tables
 from pipeline.labels import with_theme_labels, with_topic_labels
 from pipeline.text import embedding_texts
 
@@ -158,9 +158,9 @@ def run(
         papers, tables.read_table(clusters, schemas.CLUSTERS), topic_table
     )
     ledger = tables.read_table(rejected, schemas.REJECTED)
-    tables.write_csv(by_topic, topic_info, schemas.TOPIC_INFO, schemas.VENUE_SHARE_PREFIX)
-    tables.write_csv(by_paper, document_info, schemas.DOCUMENT_INFO)
-    tables.write_csv(ledger, rejected_csv, tuple(schemas.REJECTED.columns))
+    csv_files.write_csv(by_topic, topic_info, schemas.TOPIC_INFO, schemas.VENUE_SHARE_PREFIX)
+    csv_files.write_csv(by_paper, document_info, schemas.DOCUMENT_INFO)
+    csv_files.write_csv(ledger, rejected_csv, tuple(schemas.REJECTED.columns))
     log.info(
         "wrote %s (%d topics), %s (%d papers), %s (%d records)",
         topic_info.name,

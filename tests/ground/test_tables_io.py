@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline import schemas, tables
+from pipeline import csv_files, schemas, tables
 from pipeline.config import ClusterConfig
 from pipeline.errors import PipelineError
 from tests.support import tables as make
@@ -197,7 +197,7 @@ def test_write_csv_writes_the_columns_then_the_prefixed_ones_as_utf8(tmp_path):
     )
     frame["share_ICML"] = [0.5, 0.25]
     path = tmp_path / "deeper" / "t.csv"
-    tables.write_csv(frame, path, ("Topic", "Name", "Representation"), more_prefix="share_")
+    csv_files.write_csv(frame, path, ("Topic", "Name", "Representation"), more_prefix="share_")
     assert (
         path.read_bytes()
         == (
@@ -208,7 +208,7 @@ def test_write_csv_writes_the_columns_then_the_prefixed_ones_as_utf8(tmp_path):
     back = pd.read_csv(path)  # text quoted, numbers not: pandas reads back what was written
     assert back["Name"].tolist() == ["café", "b"] and back["share_ICML"].tolist() == [0.5, 0.25]
     assert os.listdir(path.parent) == ["t.csv"]  # atomic: no temporary file left
-    tables.write_csv(frame.iloc[:, :3], path, ("Topic", "Name", "Representation"))
+    csv_files.write_csv(frame.iloc[:, :3], path, ("Topic", "Name", "Representation"))
     assert path.read_text(encoding="utf-8").splitlines()[0] == "Topic,Name,Representation"
 
 
@@ -227,7 +227,7 @@ def test_write_csv_refuses_other_columns_naming_the_file_and_both_lists(tmp_path
     path.write_text("previous", encoding="utf-8")
     expected = f"{path}: columns {columns}, expected ['Topic', 'Name']"
     with pytest.raises(PipelineError) as caught:
-        tables.write_csv(frame, path, ("Topic", "Name"), more_prefix=prefix)
+        csv_files.write_csv(frame, path, ("Topic", "Name"), more_prefix=prefix)
     assert str(caught.value) == expected
     assert path.read_text(encoding="utf-8") == "previous"
 

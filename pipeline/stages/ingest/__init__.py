@@ -12,7 +12,7 @@ import dataclasses
 import hashlib
 import logging
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -20,6 +20,8 @@ import pandas as pd
 from pipeline import progress, schemas, tables
 from pipeline.config import IngestConfig
 from pipeline.errors import InputError
+from pipeline.stages.ingest import memo as repair_memo
+from pipeline.stages.ingest.memo import RepairMemo
 from pipeline.stages.ingest.readers import (
     RawRecord,
     expand_inputs,
@@ -29,21 +31,19 @@ from pipeline.stages.ingest.readers import (
 )
 from pipeline.stages.ingest.repair import UNPRINTABLE, normalise_space, repair_text, vocabulary_of
 from pipeline.stages.ingest.venues import YEAR, Venue, VenueNames, is_main_track
-from pipeline.text import count_words
+from pipeline.text import count_words, has_words
 
 log = logging.getLogger("pipeline.ingest")
 
 
-def _optional_text(
-    value: object, vocabulary: Mapping[str, int] | None = None, counts: Counter | None = None
-) -> str | None:
-    """A field's text, or None; repaired like an abstract when a `vocabulary` is given."""
+def _optional_text(value: object, repair: Callable[[str], str] | None = None) -> str | None:
+    """A field's text, or None; repaired like an abstract (by `repair`) where one is given."""
     if is_missing(value):
         return None
     if isinstance(value, float) and value.is_integer():  # ids in a column with gaps: 7.0 -> "7"
         value = int(value)
-    if vocabulary is not None:
-        return repair_text(str(value), vocabulary, counts) or None
+    if repair is not None:
+        return repair(str(value)) or None
     return normalise_space(UNPRINTABLE.sub(" ", str(value))) or None
 
 
@@ -83,8 +83,8 @@ def abstract_problem(abstract: object, repaired: str, config: IngestConfig) -> s
         return f"abstract is not text ({type(abstract).__name__})"
     if not repaired:
         return "abstract is empty"
-    n_words = count_words(repaired)
-    if n_words < config.min_abstract_words:
+    if not has_words(repaired, config.min_abstract_words):
+        n_words = count_words(repaired)
         return (
             f"abstract too short ({n_words} words < ingest.min_abstract_words="
             f"{config.min_abstract_words})"
@@ -113,16 +113,17 @@ def record_venues(records: list[RawRecord], config: IngestConfig) -> list[Venue]
 
 
 def document_row(
-    record: RawRecord, doc_id: str, abstract: str, venue: Venue, vocabulary, counts=None
+    record: RawRecord, doc_id: str, abstract: str, venue: Venue, repair: Callable[[str], str]
 ) -> dict:
-    """The documents row of a kept record; `venue` is what its venue string became."""
+    """The documents row of a kept record; `venue` is what its venue string became, `repair`
+    repairs its title."""
     return {
         "doc_id": doc_id,
         "venue": venue.group,
         "conference": venue.venue,
         "track": venue.track,
         "year": _year(record.year) or venue.year or _date_year(record.date),
-        "title": _optional_text(record.title, vocabulary, counts),
+        "title": _optional_text(record.title, repair),
         "abstract": abstract,
         "source": record.source,
         "source_id": _optional_text(record.source_id),
@@ -137,32 +138,44 @@ def track_problem(venue: Venue, config: IngestConfig) -> str | None:
     return f"track '{venue.track}' of {venue.venue} left out (ingest.tracks: main_only)"
 
 
-def corpus_vocabulary(records: list[RawRecord]) -> Counter[str]:
+def corpus_vocabulary(records: list[RawRecord], memo: RepairMemo | None = None) -> Counter[str]:
     """The words (and compounds) the abstracts and titles use, counted, which decide words
-    hyphenated at a line break; empty when no text has such a break."""
+    hyphenated at a line break; empty when no text has such a break. With a `memo`, the last
+    build's plus the new texts'."""
     texts = [t for r in records for t in (r.abstract, r.title) if isinstance(t, str)]
     if not any("\n" in t or "\r" in t or "- " in t for t in texts):
-        return Counter()
-    return vocabulary_of(texts)
+        return memo.vocabulary_for([], vocabulary_of) if memo else Counter()
+    return memo.vocabulary_for(texts, vocabulary_of) if memo else vocabulary_of(texts)
 
 
 def make_documents(
-    records: list[RawRecord], config: IngestConfig, counts: Counter | None = None
+    records: list[RawRecord],
+    config: IngestConfig,
+    counts: Counter | None = None,
+    memo: RepairMemo | None = None,
+    venues: list[Venue] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Clean records into (documents, rejected). Every record lands in exactly one of them.
 
-    Abstracts and titles are repaired (`repair_text`; `counts` gains each repair made); a
-    duplicate is the same repaired abstract, ignoring case, within or across files: the first
-    is kept and the others point to it.
+    Abstracts and titles are repaired (`repair_text`, or as `memo` knows them; `counts` gains
+    each repair made; `venues`: record_venues' if known); a duplicate is the same repaired
+    abstract, ignoring case, within or across files: the first is kept and the others point
+    to it.
     """
     kept: list[dict] = []
     rejected: list[dict] = []
     seen: dict[str, str] = {}
-    vocabulary = corpus_vocabulary(records)
-    pairs = zip(records, record_venues(records, config), strict=True)
+    counts = Counter() if counts is None else counts
+    vocabulary, memo = corpus_vocabulary(records, memo), memo or RepairMemo()
+
+    def repair(text: str) -> str:
+        return memo.repair(text, lambda raw, made: repair_text(raw, vocabulary, made), counts)
+
+    venues = record_venues(records, config) if venues is None else venues
+    pairs = zip(records, venues, strict=True)
     for record, venue in progress.bar(pairs, desc="ingest: repairing", total=len(records)):
         raw = record.abstract
-        abstract = repair_text(raw, vocabulary, counts) if isinstance(raw, str) else ""
+        abstract = repair(raw) if isinstance(raw, str) else ""
         problem, duplicate_of = abstract_problem(raw, abstract, config), None
         problem = problem or track_problem(venue, config)
         doc_id = doc_id_for(abstract) if problem is None else None
@@ -172,7 +185,7 @@ def make_documents(
             rejected.append(ledger_row(record.source, record.file, problem, raw, duplicate_of))
             continue
         seen[doc_id] = record.source
-        kept.append(document_row(record, doc_id, abstract, venue, vocabulary, counts))
+        kept.append(document_row(record, doc_id, abstract, venue, repair))
     documents = pd.DataFrame(kept, columns=schemas.DOCUMENTS.columns, dtype=object)
     documents["year"] = documents["year"].astype("Int32")
     return documents, pd.DataFrame(rejected, columns=schemas.REJECTED.columns, dtype=object)
@@ -187,12 +200,16 @@ def repair_line(repairs: Counter) -> str:
     return "repairs (texts changed, or words): " + "; ".join(parts)
 
 
-def venue_lines(records: list[RawRecord], config: IngestConfig) -> list[str]:
+def venue_lines(
+    records: list[RawRecord], config: IngestConfig, venues: list[Venue] | None = None
+) -> list[str]:
     """The ingest log's venue table: every venue string seen (and track column value), what it
-    became (comparison group, venue, year, track) and how many records hold it."""
+    became (comparison group, venue, year, track) and how many records hold it (`venues`: what
+    record_venues gave, if known)."""
+    venues = record_venues(records, config) if venues is None else venues
     counts = Counter(
         (_venue_text(record, config), _optional_text(record.track), venue)
-        for record, venue in zip(records, record_venues(records, config), strict=True)
+        for record, venue in zip(records, venues, strict=True)
     )
     lines = []
     for (text, track_column, venue), n in counts.items():
@@ -250,11 +267,13 @@ def run(config: IngestConfig, inputs: list[str], documents: Path, rejected: Path
     paths = expand_inputs(inputs)
     records, unreadable, n_read = read_inputs(paths, config)
     repairs: Counter[str] = Counter()
-    papers, ledger = make_documents(records, config, repairs)
+    memo = repair_memo.load(documents.parent / repair_memo.FOLDER)
+    venues = record_venues(records, config)
+    papers, ledger = make_documents(records, config, repairs, memo, venues)
     ledger = pd.concat(
         [pd.DataFrame(unreadable, columns=schemas.REJECTED.columns), ledger], ignore_index=True
     )
-    for line in venue_lines(records, config):
+    for line in venue_lines(records, config, venues):
         log.info("%s", line)
     log_counts(records, papers, ledger, n_read)
     log.info("%s", repair_line(repairs))
@@ -267,6 +286,7 @@ def run(config: IngestConfig, inputs: list[str], documents: Path, rejected: Path
     lineage = tables.make_lineage(params, digests)
     tables.write_table(ledger, rejected, schemas.REJECTED, lineage)
     tables.write_table(papers, documents, schemas.DOCUMENTS, lineage)
+    repair_memo.save(memo, documents.parent / repair_memo.FOLDER)
     return papers
 
 

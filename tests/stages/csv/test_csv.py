@@ -10,7 +10,7 @@ import logging
 import pandas as pd
 import pytest
 
-from pipeline import schemas, tables
+from pipeline import csv_files, schemas
 from pipeline.config import CompareConfig
 from pipeline.errors import PipelineError
 from pipeline.stages import compare
@@ -93,10 +93,10 @@ def test_document_info_has_bertopics_columns_then_ours():
 def test_write_csv_refuses_other_columns(tmp_path):
     frame = pd.DataFrame({"Topic": [0], "Count": [1]})
     with pytest.raises(PipelineError, match="expected"):
-        tables.write_csv(frame, tmp_path / "x.csv", ("Count", "Topic"))
+        csv_files.write_csv(frame, tmp_path / "x.csv", ("Count", "Topic"))
     with pytest.raises(PipelineError, match="expected"):
-        tables.write_csv(frame, tmp_path / "x.csv", ("Topic",))  # Count is not share_*
-    tables.write_csv(frame, tmp_path / "x.csv", ("Topic",), "Co")
+        csv_files.write_csv(frame, tmp_path / "x.csv", ("Topic",))  # Count is not share_*
+    csv_files.write_csv(frame, tmp_path / "x.csv", ("Topic",), "Co")
     assert (tmp_path / "x.csv").read_text(encoding="utf-8") == "Topic,Count\n0,1\n"
 
 

@@ -1,0 +1,166 @@
+"""What ingest worked out for each text in the last build, kept so that adding papers repairs only
+the new texts: each text's repaired form and the repairs made (for texts whose repair
+does not depend on the corpus), and the corpus vocabulary with the texts it counts.
+
+Kept in `<output>/.ingest/texts.parquet` (key, times counted in the vocabulary, repaired text,
+repairs made) and `vocabulary.parquet` (word, count), stamped with a fingerprint of the repair
+code and ftfy's version: other code, an unreadable file or a vocabulary that counts a text no
+longer in the inputs means working it out again (and saying so). Kept, not derived from the last
+documents.parquet: that holds repaired texts only, and their vocabulary differs from the inputs'.
+
+A text's repair depends on the vocabulary only where it has a line break or a flattened one (`- `,
+hyphens.py); those texts are repaired on every build, as the vocabulary may have changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pipeline import tables
+from pipeline.stages.ingest import hyphens, repair
+from pipeline.text import text_key
+
+log = logging.getLogger("pipeline.ingest")
+
+FOLDER = ".ingest"
+TEXTS, VOCABULARY = "texts.parquet", "vocabulary.parquet"
+VERSION_KEY = b"repair_version"
+
+
+def repair_version() -> str:
+    """The fingerprint of what decides a repair: the repair code and ftfy's version."""
+    digest = hashlib.sha256(version("ftfy").encode())
+    for module in (repair, hyphens):
+        digest.update(Path(module.__file__).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def depends_on_vocabulary(raw: str, repaired: str) -> bool:
+    """Whether the corpus vocabulary took part in `raw`'s repair (line breaks, `- `)."""
+    return "\n" in raw or "\r" in raw or "- " in repaired
+
+
+@dataclass
+class Known:
+    """A text's repair as worked out before; the repairs it made as `_repairs_text` writes them."""
+
+    repaired: str
+    repairs: str = ""
+
+
+@dataclass
+class RepairMemo:
+    """Repairs and vocabulary of the last build (`load`), and this build's (`save`)."""
+
+    known: dict[str, Known] = field(default_factory=dict)
+    vocabulary: Counter | None = None
+    counted: Counter = field(default_factory=Counter)  # text keys the vocabulary counts
+    used: dict[str, Known] = field(default_factory=dict)  # this build's, as they are asked for
+    changed: bool = False
+
+    keys: dict[str, str] = field(default_factory=dict)  # text -> its key, worked out once
+
+    def key(self, text: str) -> str:
+        if text not in self.keys:
+            self.keys[text] = text_key(text)
+        return self.keys[text]
+
+    def vocabulary_for(self, texts: list[str], count: Callable[[list[str]], Counter]) -> Counter:
+        """The vocabulary of `texts` (`count` of them): the last one plus the texts added since,
+        where it counts no text that has gone; else counted afresh."""
+        keys = Counter(self.key(t) for t in texts)
+        if self.vocabulary is None or self.counted - keys:
+            vocabulary = count(texts)
+        else:
+            added, vocabulary = keys - self.counted, Counter(self.vocabulary)
+            vocabulary.update(count([t for t in texts if self.key(t) in added]))
+        self.changed |= keys != self.counted
+        self.vocabulary, self.counted = vocabulary, keys
+        return vocabulary
+
+    def repair(self, raw: str, fix: Callable[[str, Counter], str], counts: Counter) -> str:
+        """`raw` repaired (`fix(raw, counts)`), as known where its repair needs no vocabulary;
+        `counts` gains the repairs made either way."""
+        key = self.key(raw)
+        known = self.used.get(key) or self.known.get(key)
+        if known is None:
+            made: Counter = Counter()
+            repaired = fix(raw, made)
+            if depends_on_vocabulary(raw, repaired):
+                counts.update(made)
+                return repaired
+            known, self.changed = Known(repaired, _repairs_text(made)), True
+        self.used[key] = known
+        if known.repairs:
+            counts.update(_repairs_of(known.repairs))
+        return known.repaired
+
+
+def _repairs_text(repairs: Counter) -> str:
+    return "\t".join(f"{name}={n}" for name, n in sorted(repairs.items()))
+
+
+def _repairs_of(text: str) -> Counter:
+    pairs = (item.rsplit("=", 1) for item in text.split("\t") if item)
+    return Counter({name: int(n) for name, n in pairs})
+
+
+def load(folder: Path) -> RepairMemo:
+    """The memo kept in `folder`, or an empty one (with the reason logged) where none fits."""
+    paths = folder / TEXTS, folder / VOCABULARY
+    if not paths[0].exists():
+        return RepairMemo()
+    try:
+        texts, words = (pq.read_table(p) for p in paths)
+        stamp = (texts.schema.metadata or {}).get(VERSION_KEY, b"").decode()
+    except (OSError, pa.ArrowException) as exc:
+        log.info("repairing every text: %s unreadable (%s)", folder, exc)
+        return RepairMemo()
+    if stamp != repair_version():
+        log.info("repairing every text: the repair code changed since %s was kept", folder)
+        return RepairMemo()
+    frame = texts.to_pandas()
+    held = frame[frame["repaired"].notna()]
+    known = {
+        key: Known(text, made)
+        for key, text, made in zip(held["key"], held["repaired"], held["repairs"], strict=True)
+    }
+    counted = Counter(dict(zip(frame["key"], frame["counted"].astype(int), strict=True)))
+    vocabulary = Counter(
+        dict(zip(words["word"].to_pylist(), words["count"].to_pylist(), strict=True))
+    )
+    return RepairMemo(known, vocabulary if counted else None, +counted)
+
+
+def save(memo: RepairMemo, folder: Path) -> None:
+    """This build's repairs and vocabulary, written only when they changed."""
+    if not memo.changed and set(memo.used) == set(memo.known):
+        return
+    keys = sorted(set(memo.used) | set(memo.counted))
+    known = [memo.used.get(k) for k in keys]
+    texts = pd.DataFrame(
+        {
+            "key": keys,
+            "counted": [memo.counted.get(k, 0) for k in keys],
+            "repaired": [k.repaired if k else None for k in known],
+            "repairs": [k.repairs if k else "" for k in known],
+        }
+    )
+    table = pa.Table.from_pandas(texts, preserve_index=False)
+    table = table.replace_schema_metadata({VERSION_KEY: repair_version().encode()})
+    vocabulary = memo.vocabulary or Counter()
+    words = pa.table(
+        {"word": list(vocabulary), "count": pa.array(list(vocabulary.values()), pa.int64())}
+    )
+    tables.atomic_write(folder / VOCABULARY, lambda tmp: pq.write_table(words, tmp))
+    tables.atomic_write(folder / TEXTS, lambda tmp: pq.write_table(table, tmp))
