@@ -21,7 +21,7 @@ from pipeline import progress, schemas, tables
 from pipeline.config import IngestConfig
 from pipeline.errors import InputError
 from pipeline.stages.ingest import memo as repair_memo
-from pipeline.stages.ingest.memo import RepairMemo
+from pipeline.stages.ingest.memo import RepairMemo, Watched
 from pipeline.stages.ingest.readers import (
     RawRecord,
     expand_inputs,
@@ -166,10 +166,12 @@ def make_documents(
     rejected: list[dict] = []
     seen: dict[str, str] = {}
     counts = Counter() if counts is None else counts
-    vocabulary, memo = corpus_vocabulary(records, memo), memo or RepairMemo()
+    vocabulary = Watched(corpus_vocabulary(records, memo))
+    memo = memo or RepairMemo()
 
     def repair(text: str) -> str:
-        return memo.repair(text, lambda raw, made: repair_text(raw, vocabulary, made), counts)
+        fix = lambda raw, made: repair_text(raw, vocabulary, made)  # noqa: E731
+        return memo.repair(text, fix, counts, vocabulary)
 
     venues = record_venues(records, config) if venues is None else venues
     pairs = zip(records, venues, strict=True)

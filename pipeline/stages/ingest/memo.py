@@ -2,14 +2,15 @@
 the new texts: each text's repaired form and the repairs made (for texts whose repair
 does not depend on the corpus), and the corpus vocabulary with the texts it counts.
 
-Kept in `<output>/.ingest/texts.parquet` (key, times counted in the vocabulary, repaired text,
-repairs made) and `vocabulary.parquet` (word, count), stamped with a fingerprint of the repair
-code and ftfy's version: other code, an unreadable file or a vocabulary that counts a text no
-longer in the inputs means working it out again (and saying so). Kept, not derived from the last
-documents.parquet: that holds repaired texts only, and their vocabulary differs from the inputs'.
+Kept in `<output>/.ingest/texts.parquet` (key, times counted in the vocabulary, whether its repair
+is kept, the repaired text where it differs, the repairs made) and `vocabulary.parquet` (word,
+count), stamped with a fingerprint of the repair code, this module and ftfy's version: other code, an unreadable
+file or a vocabulary that counts a text no longer in the inputs means working it out again (and
+saying so). Kept, not derived from the last documents.parquet: that holds repaired texts only.
 
-A text's repair depends on the vocabulary only where it has a line break or a flattened one (`- `,
-hyphens.py); those texts are repaired on every build, as the vocabulary may have changed.
+A text's repair depends on the vocabulary only where the repair looked a word up in it (a line
+break or a flattened one, `varia- tional`: hyphens.py); those texts are repaired on every build, as
+the vocabulary may have changed. Most texts are their own repair: for them only the key is kept.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
@@ -38,23 +39,45 @@ VERSION_KEY = b"repair_version"
 
 
 def repair_version() -> str:
-    """The fingerprint of what decides a repair: the repair code and ftfy's version."""
+    """The fingerprint of what decides a repair and how it is kept: the repair code, this
+    module and ftfy's version."""
     digest = hashlib.sha256(version("ftfy").encode())
-    for module in (repair, hyphens):
-        digest.update(Path(module.__file__).read_bytes())
+    for path in (repair.__file__, hyphens.__file__, __file__):
+        digest.update(Path(path).read_bytes())
     return digest.hexdigest()[:16]
 
 
-def depends_on_vocabulary(raw: str, repaired: str) -> bool:
-    """Whether the corpus vocabulary took part in `raw`'s repair (line breaks, `- `)."""
-    return "\n" in raw or "\r" in raw or "- " in repaired
+class Watched(Mapping):
+    """A vocabulary that notes whether a word was looked up in it since `looked` was reset."""
+
+    def __init__(self, words: Mapping[str, int]):
+        self.words, self.looked = words, False
+
+    def __getitem__(self, word: str) -> int:
+        self.looked = True
+        return self.words[word]
+
+    def get(self, word: str, default=None):
+        self.looked = True
+        return self.words.get(word, default)
+
+    def __contains__(self, word: object) -> bool:
+        self.looked = True
+        return word in self.words
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.words)
+
+    def __len__(self) -> int:
+        return len(self.words)
 
 
 @dataclass
 class Known:
-    """A text's repair as worked out before; the repairs it made as `_repairs_text` writes them."""
+    """A text's repair as worked out before (None: the text itself); the repairs it made as
+    `_repairs_text` writes them."""
 
-    repaired: str
+    repaired: str | None
     repairs: str = ""
 
 
@@ -82,28 +105,36 @@ class RepairMemo:
         if self.vocabulary is None or self.counted - keys:
             vocabulary = count(texts)
         else:
-            added, vocabulary = keys - self.counted, Counter(self.vocabulary)
-            vocabulary.update(count([t for t in texts if self.key(t) in added]))
+            added, vocabulary, new = keys - self.counted, Counter(self.vocabulary), []
+            for text in texts:  # each occurrence beyond those counted before, once
+                if added[key := self.key(text)] > 0:
+                    added[key] -= 1
+                    new.append(text)
+            vocabulary.update(count(new))
         self.changed |= keys != self.counted
         self.vocabulary, self.counted = vocabulary, keys
         return vocabulary
 
-    def repair(self, raw: str, fix: Callable[[str, Counter], str], counts: Counter) -> str:
-        """`raw` repaired (`fix(raw, counts)`), as known where its repair needs no vocabulary;
-        `counts` gains the repairs made either way."""
+    def repair(
+        self, raw: str, fix: Callable[[str, Counter], str], counts: Counter, vocabulary: Watched
+    ) -> str:
+        """`raw` repaired (`fix(raw, counts)`, which looks words up in `vocabulary`), as known
+        where its repair looked up none; `counts` gains the repairs made either way."""
         key = self.key(raw)
         known = self.used.get(key) or self.known.get(key)
         if known is None:
             made: Counter = Counter()
+            vocabulary.looked = False
             repaired = fix(raw, made)
-            if depends_on_vocabulary(raw, repaired):
+            if vocabulary.looked:
                 counts.update(made)
                 return repaired
-            known, self.changed = Known(repaired, _repairs_text(made)), True
+            same = repaired == raw
+            known, self.changed = Known(None if same else repaired, _repairs_text(made)), True
         self.used[key] = known
         if known.repairs:
             counts.update(_repairs_of(known.repairs))
-        return known.repaired
+        return raw if known.repaired is None else known.repaired
 
 
 def _repairs_text(repairs: Counter) -> str:
@@ -130,10 +161,11 @@ def load(folder: Path) -> RepairMemo:
         log.info("repairing every text: the repair code changed since %s was kept", folder)
         return RepairMemo()
     frame = texts.to_pandas()
-    held = frame[frame["repaired"].notna()]
+    held = frame[frame["kept"]]
+    repaired = held["repaired"].astype(object).where(held["repaired"].notna(), None)
     known = {
         key: Known(text, made)
-        for key, text, made in zip(held["key"], held["repaired"], held["repairs"], strict=True)
+        for key, text, made in zip(held["key"], repaired, held["repairs"], strict=True)
     }
     counted = Counter(dict(zip(frame["key"], frame["counted"].astype(int), strict=True)))
     vocabulary = Counter(
@@ -152,6 +184,7 @@ def save(memo: RepairMemo, folder: Path) -> None:
         {
             "key": keys,
             "counted": [memo.counted.get(k, 0) for k in keys],
+            "kept": [k is not None for k in known],
             "repaired": [k.repaired if k else None for k in known],
             "repairs": [k.repairs if k else "" for k in known],
         }

@@ -81,13 +81,13 @@ def _payload(titles, abstracts, urls: list, members: np.ndarray, neighbours, sim
         "sim": [round(float(s), 3) for s in similarities[members].ravel()],
     }
     titles, abstracts = titles[members], abstracts[members]
-    body = "".join(
-        (t if isinstance(t, str) and t.strip() else "").translate(_SEPARATORS)
-        + TITLE_END
-        + str(a).translate(_SEPARATORS)
-        + PAPER_END
-        for t, a in zip(titles, abstracts, strict=True)
-    )
+    shown = [t if isinstance(t, str) and t.strip() else "" for t in titles]
+    body = "".join(f"{t}{TITLE_END}{a}{PAPER_END}" for t, a in zip(shown, abstracts, strict=True))
+    if body.count(PAPER_END) + body.count(TITLE_END) != 2 * len(members):  # one in a text
+        body = "".join(
+            t.translate(_SEPARATORS) + TITLE_END + str(a).translate(_SEPARATORS) + PAPER_END
+            for t, a in zip(shown, abstracts, strict=True)
+        )
     line = json.dumps(head, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     deflate = zlib.compressobj(9, zlib.DEFLATED, -15)  # raw deflate: DecompressionStream's
     packed = deflate.compress((line + "\n" + body).encode("utf-8")) + deflate.flush()

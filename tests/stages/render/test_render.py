@@ -355,6 +355,15 @@ def test_shards_are_scripts_no_text_can_break_out_of():
     assert HOSTILE_TITLE in map_papers(found)["title"]
 
 
+def test_a_separator_inside_a_text_becomes_a_space_and_splits_no_paper():
+    frame = pd.DataFrame({"title": ["a\x1fb", None], "abstract": ["one\x1etwo", "three"]})
+    files, _ = mapfiles.shard_files(
+        frame, [None, None], np.array([0, 0]), np.zeros((2, 1), int), np.zeros((2, 1))
+    )
+    shard = read_shard(files[mapfiles.shard_path(0)])
+    assert shard["title"] == ["a b", None] and shard["abstract"] == ["one two", "three"]
+
+
 def test_a_topic_is_cut_into_shards_of_at_most_shard_papers(monkeypatch):
     monkeypatch.setattr(mapfiles, "SHARD_PAPERS", 2)
     topics = np.array([1, 1, -1, 1, 0, 1, 1])
