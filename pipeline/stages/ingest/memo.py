@@ -4,9 +4,10 @@ does not depend on the corpus), and the corpus vocabulary with the texts it coun
 
 Kept in `<output>/.ingest/texts.parquet` (key, times counted in the vocabulary, whether its repair
 is kept, the repaired text where it differs, the repairs made) and `vocabulary.parquet` (word,
-count), stamped with a fingerprint of the repair code, this module and ftfy's version: other code, an unreadable
-file or a vocabulary that counts a text no longer in the inputs means working it out again (and
-saying so). Kept, not derived from the last documents.parquet: that holds repaired texts only.
+count), stamped with a fingerprint of the repair code, this module and ftfy's version: other
+code, an unreadable file or a vocabulary that counts a text no longer in the inputs means working
+it out again (and saying so). Kept, not derived from the last documents.parquet: that holds
+repaired texts only.
 
 A text's repair depends on the vocabulary only where the repair looked a word up in it (a line
 break or a flattened one, `varia- tional`: hyphens.py); those texts are repaired on every build, as
