@@ -40,6 +40,7 @@ def test_each_stage_depends_on_its_module_and_the_ground_it_imports():
     assert {f for f in _code("ingest") if f.startswith("pipeline/stages/ingest/")} == {
         "pipeline/stages/ingest/__init__.py",
         "pipeline/stages/ingest/hyphens.py",
+        "pipeline/stages/ingest/memo.py",
         "pipeline/stages/ingest/readers.py",
         "pipeline/stages/ingest/repair.py",
         "pipeline/stages/ingest/venues.py",

@@ -30,7 +30,6 @@ import pyarrow.parquet as pq
 
 from pipeline import tables
 from pipeline.stages.ingest import hyphens, repair
-from pipeline.text import text_key
 
 log = logging.getLogger("pipeline.ingest")
 
@@ -95,8 +94,10 @@ class RepairMemo:
     keys: dict[str, str] = field(default_factory=dict)  # text -> its key, worked out once
 
     def key(self, text: str) -> str:
+        """A hash of the text as read (lone surrogates included: raw JSON may hold them)."""
         if text not in self.keys:
-            self.keys[text] = text_key(text)
+            data = text.encode("utf-8", "surrogatepass")
+            self.keys[text] = hashlib.sha256(data).hexdigest()[:32]
         return self.keys[text]
 
     def vocabulary_for(self, texts: list[str], count: Callable[[list[str]], Counter]) -> Counter:

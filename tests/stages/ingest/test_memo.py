@@ -124,3 +124,11 @@ def test_kept_repairs_that_do_not_fit_are_worked_out_again(
     assert "repairing every text" in caplog.text and expected in caplog.text
     cold, _ = _run(tmp_path / "cold", [old, new])
     pd.testing.assert_frame_equal(docs, cold)
+
+
+def test_a_text_with_a_lone_surrogate_is_kept_and_repaired(tmp_path):
+    raw = tmp_path / "s.jsonl"
+    raw.write_text('{"abstract": "Diffusion models reverse a noising process \\ud800 here."}')
+    for _ in range(2):  # repaired afresh, then as kept
+        docs, _ = _run(tmp_path / "out", [str(raw)])
+        assert docs["abstract"].tolist() == ["Diffusion models reverse a noising process here."]
