@@ -150,19 +150,21 @@ def _repairs_of(text: str) -> Counter:
 
 def load(folder: Path) -> RepairMemo:
     """The memo kept in `folder`, or an empty one (with the reason logged) where none fits."""
-    paths = folder / TEXTS, folder / VOCABULARY
-    if not paths[0].exists():
+    if not (folder / TEXTS).exists():
         return RepairMemo()
     try:
-        texts, words = (pq.read_table(p) for p in paths)
+        texts, words = (pq.read_table(folder / name) for name in (TEXTS, VOCABULARY))
         stamp = (texts.schema.metadata or {}).get(VERSION_KEY, b"").decode()
-    except (OSError, pa.ArrowException) as exc:
+        if stamp != repair_version():
+            log.info("repairing every text: the repair code changed since %s was kept", folder)
+            return RepairMemo()
+        return _decoded(texts.to_pandas(), words)
+    except (OSError, pa.ArrowException, KeyError, ValueError, TypeError) as exc:
         log.info("repairing every text: %s unreadable (%s)", folder, exc)
         return RepairMemo()
-    if stamp != repair_version():
-        log.info("repairing every text: the repair code changed since %s was kept", folder)
-        return RepairMemo()
-    frame = texts.to_pandas()
+
+
+def _decoded(frame: pd.DataFrame, words: pa.Table) -> RepairMemo:
     held = frame[frame["kept"]]
     repaired = held["repaired"].astype(object).where(held["repaired"].notna(), None)
     known = {

@@ -9,6 +9,8 @@ import os
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from pipeline import schemas, tables
@@ -106,7 +108,7 @@ def test_the_same_inputs_leave_the_kept_repairs_unwritten(tmp_path, files, monke
     assert repaired == [OLD[0]["abstract"]]  # only the text whose repair reads the vocabulary
 
 
-@pytest.mark.parametrize("spoil", ["garbage", "other code"])
+@pytest.mark.parametrize("spoil", ["garbage", "other columns", "other code"])
 def test_kept_repairs_that_do_not_fit_are_worked_out_again(
     tmp_path, files, monkeypatch, caplog, spoil
 ):
@@ -115,6 +117,11 @@ def test_kept_repairs_that_do_not_fit_are_worked_out_again(
     _run(out, [old])
     if spoil == "garbage":
         (out / memo.FOLDER / memo.TEXTS).write_bytes(b"not parquet")
+        expected = "unreadable"
+    elif spoil == "other columns":  # a readable file, stamped as current, that is not ours
+        kept = out / memo.FOLDER / memo.TEXTS
+        stamp = pq.read_table(kept).schema.metadata
+        pq.write_table(pa.table({"key": ["x"]}).replace_schema_metadata(stamp), kept)
         expected = "unreadable"
     else:
         monkeypatch.setattr(memo, "repair_version", lambda: "another")
