@@ -71,6 +71,10 @@ PAPER_END, TITLE_END = "\x1e", "\x1f"  # the body's separators (ASCII record/uni
 _SEPARATORS = str.maketrans({PAPER_END: " ", TITLE_END: " "})
 
 
+def _body(titles: list[str], abstracts: list[str]) -> str:
+    return "".join(f"{t}{TITLE_END}{a}{PAPER_END}" for t, a in zip(titles, abstracts, strict=True))
+
+
 def _payload(titles, abstracts, urls: list, members: np.ndarray, neighbours, similarities):
     """The shard's bytes before deflate: a JSON line (links, similar papers and their
     similarities), then the body, each paper's `title TITLE_END abstract PAPER_END` in UTF-8, which
@@ -82,12 +86,10 @@ def _payload(titles, abstracts, urls: list, members: np.ndarray, neighbours, sim
     }
     titles, abstracts = titles[members], abstracts[members]
     shown = [t if isinstance(t, str) and t.strip() else "" for t in titles]
-    body = "".join(f"{t}{TITLE_END}{a}{PAPER_END}" for t, a in zip(shown, abstracts, strict=True))
+    abstracts = [str(a) for a in abstracts]
+    body = _body(shown, abstracts)
     if body.count(PAPER_END) + body.count(TITLE_END) != 2 * len(members):  # one in a text
-        body = "".join(
-            t.translate(_SEPARATORS) + TITLE_END + str(a).translate(_SEPARATORS) + PAPER_END
-            for t, a in zip(shown, abstracts, strict=True)
-        )
+        body = _body(*([t.translate(_SEPARATORS) for t in texts] for texts in (shown, abstracts)))
     line = json.dumps(head, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     deflate = zlib.compressobj(9, zlib.DEFLATED, -15)  # raw deflate: DecompressionStream's
     packed = deflate.compress((line + "\n" + body).encode("utf-8")) + deflate.flush()
