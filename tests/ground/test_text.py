@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -11,7 +12,9 @@ from pipeline.text import (
     _TOKEN,
     MAX_NGRAM,
     banned_words,
+    count_words,
     embedding_texts,
+    has_words,
     phrase_terms,
     term_analyzer,
     words_of,
@@ -78,3 +81,16 @@ def test_the_term_analyzer_drops_every_stop_and_filler_word():
         if word in words:
             leaked[word] = sorted(words)
     assert not leaked
+
+
+ASCII_TEXT = st.text(alphabet=st.characters(max_codepoint=127), max_size=300)
+
+
+@given(ASCII_TEXT, st.integers(min_value=1, max_value=8))
+@settings(max_examples=300, deadline=None)
+def test_ascii_word_counts_are_the_general_rules_and_has_words_agrees(text, n):
+    """The ASCII shortcut counts what the general rule counts: the space-separated pieces
+    holding a letter or digit (no Chinese or Japanese in ASCII)."""
+    general = sum(1 for w in text.split() if regex.search(r"[\p{L}\p{N}]", w))
+    assert count_words(text) == general
+    assert has_words(text, n) == (general >= n)
