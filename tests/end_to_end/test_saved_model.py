@@ -16,7 +16,9 @@ import pandas as pd
 import pytest
 
 from pipeline import schemas, tables
+from pipeline.stages.render.mapfiles import SHARD_DIR, shard_path
 from pipeline.text import embedding_texts
+from tests.support.map_files import map_papers
 from tests.support.paths import ROOT
 from tests.support.runs import run_make, write_config
 
@@ -78,12 +80,43 @@ def test_added_papers_join_the_saved_model_and_nothing_else_moves(bundled_build,
     if not born:
         assert "labels kept" in result.stderr and "BERTopic model kept" in result.stderr
     _says_what_changed(out, bundled_build, born)
+    _shards_rewritten_only_where_they_change(bundled_build, out)
     assert run_make("-q", "all", f"CONFIG={config}").returncode == 0  # and then up to date
 
     refit = run_make("refit", f"CONFIG={config}")
     assert refit.returncode == 0, refit.stderr[-3000:]
     assert "fitting a topic model: asked for" in refit.stderr
     assert set(_clusters(out)["placed"]) == {"fit"}
+
+
+def _map_files(folder: Path) -> dict[str, str]:
+    names = ["map.html", *(f"{SHARD_DIR}/{p.name}" for p in (folder / SHARD_DIR).iterdir())]
+    return {name: (folder / name).read_text(encoding="utf-8") for name in names}
+
+
+def _shards_rewritten_only_where_they_change(before: Path, out: Path) -> None:
+    """The earlier papers keep their places in the map (the added ones come after them), and a
+    text shard differs from the earlier build's only where it holds an added paper, a paper
+    whose topic changed, another set of papers, or a paper whose similar papers name an added
+    one."""
+    old, new = map_papers(_map_files(before)), map_papers(_map_files(out))
+    n = len(old["id"])
+    assert new["id"][:n] == old["id"] and len(new["id"]) == n + 3
+
+    def members(papers: dict, shard: int) -> list[str]:
+        return [i for i, s in zip(papers["id"], papers["shard"], strict=True) if s == shard]
+
+    expected = {s for s in set(new["shard"]) if members(new, s) != members(old, s)}
+    for i, shard in enumerate(new["shard"]):
+        if i >= n or max(new["nn"][i]) >= n or new["topic"][i] != old["topic"][i]:
+            expected.add(shard)
+    rewritten = {
+        number
+        for number in set(new["shard"])
+        if not (before / shard_path(number)).exists()
+        or (before / shard_path(number)).read_bytes() != (out / shard_path(number)).read_bytes()
+    }
+    assert rewritten and rewritten <= expected
 
 
 def _says_what_changed(out: Path, before: Path, born: set[int]) -> None:

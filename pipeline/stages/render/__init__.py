@@ -28,8 +28,15 @@ from pipeline.config import CompareConfig, RenderConfig
 from pipeline.errors import PipelineError
 from pipeline.labels import page_title, theme_level
 from pipeline.stages.render.changes import Odds, changes_context
-from pipeline.stages.render.mapfiles import SHARD_DIR, shard_path
-from pipeline.stages.render.mapview import Similar, build_key, map_context, similar_of
+from pipeline.stages.render.mapfiles import SHARD_DIR, read_kept, shard_path
+from pipeline.stages.render.mapview import (
+    Similar,
+    build_key,
+    is_added,
+    map_context,
+    pages_order,
+    similar_of,
+)
 from pipeline.stages.render.report import report_context
 from pipeline.stages.render.shaping import (
     Summary,
@@ -106,14 +113,16 @@ def make_pages(
     fitted_at: str | None = None,
     venue_years: pd.DataFrame | None = None,
     history: History | None = None,
+    kept_shards=None,
 ) -> dict[str, str]:
     """Pure core: {file path: text} of the generated files: {report_name: the report's HTML,
     "map.html": the map's} and the map's text shards (`map-data/text-NNN.js`). `embeddings` is
     (doc_ids, vectors), or the papers' Similar papers computed from them (mapview.similar_of);
     `stability` and `baseline` are None when not built; `fitted_at`: when
     the topic model was fitted; `history`: what the report's "What changed" section and the
-    map's marks are made from (None: only the latest year's lines). Both pages load plotly.js
-    and the assets from beside themselves."""
+    map's marks are made from (None: only the latest year's lines); `kept_shards`: the text
+    shards an earlier build wrote (mapfiles.read_kept), reused where unchanged. Both pages load
+    plotly.js and the assets from beside themselves."""
     if report_name == MAP_PAGE:
         raise PipelineError(f"the report cannot be called {MAP_PAGE}: that is the map's name")
     frame = tables.paper_frame(documents, clusters, topics)
@@ -131,7 +140,17 @@ def make_pages(
     marks = {"new": [] if changed is None else changed["new"], "gone": history.registry}
     return {
         report_name: render_template("report.html", page="report", **common, **report),
-        **map_page(frame, topics, level, embeddings, summary, config, **common, marks=marks),
+        **map_page(
+            frame,
+            topics,
+            level,
+            embeddings,
+            summary,
+            config,
+            **common,
+            marks=marks,
+            kept_shards=kept_shards,
+        ),
     }
 
 
@@ -163,17 +182,24 @@ def map_page(
     title: str,
     report_name: str,
     marks: dict | None = None,
+    kept_shards=None,
 ) -> dict[str, str]:
     """{"map.html": the map's HTML, and its text shards}: make_pages' map, from the papers'
-    frame (tables.paper_frame: ordered by doc_id, with topic, x and y), the theme level (or
-    None), `embeddings` as make_pages takes them, the summary figures and `marks`: the topics
-    born lately ("new") and the registry whose ended topics a link may name ("gone")."""
+    frame (tables.paper_frame: with topic, placed, x and y; shown in pages_order), the theme
+    level (or None), `embeddings` as make_pages takes them, the summary figures and `marks`:
+    the topics born lately ("new") and the registry whose ended topics a link may name
+    ("gone")."""
+    frame = frame.iloc[pages_order(frame["doc_id"], is_added(frame["placed"]))]
+    frame = frame.reset_index(drop=True)
     similar = embeddings
     if not isinstance(similar, Similar):
-        similar = similar_of(frame["doc_id"].tolist(), paper_vectors(frame, *embeddings))
+        vectors = paper_vectors(frame, *embeddings)
+        similar = similar_of(frame["doc_id"].tolist(), vectors, is_added(frame["placed"]))
     elif similar.doc_ids != frame["doc_id"].tolist():
         raise PipelineError("the embeddings do not hold the clustered papers: rerun make")
-    mapped, shards = map_context(frame, topics, themes, similar, summary, config, marks)
+    mapped, shards = map_context(
+        frame, topics, themes, similar, summary, config, marks, kept_shards
+    )
     mapped["data"]["build_key"] = build_key(title)  # the reading list's key (map-reading.js)
     page = render_template(
         MAP_PAGE, page="map", scripts=MAP_SCRIPTS, title=title, report_name=report_name, **mapped
@@ -217,7 +243,8 @@ def run(
     # the similar papers first, the texts after: a million papers' vectors (1.5 GB, and
     # pynndescent's copy) and texts (about 2 GB) are never held at the same time
     # (similar.py: kept in the output folder, so papers added search only theirs)
-    similar = similar_for(report.parent, *tables.read_embeddings(embeddings))
+    placed = tables.read_table(clusters, schemas.CLUSTERS, ["doc_id", "placed"])
+    similar = similar_for(report.parent, *tables.read_embeddings(embeddings), placed)
     pages = make_pages(
         tables.read_table(documents, schemas.DOCUMENTS, PAGE_COLUMNS),
         similar,
@@ -232,6 +259,7 @@ def run(
         report_name=report.name,
         venue_years=tables.read_table(venue_years, schemas.VENUE_YEARS),
         history=read_history(clusters, registry, snapshots, compare),
+        kept_shards=read_kept(report.parent),
     )
     write_files(report.parent, pages, get_plotlyjs())
 
@@ -291,7 +319,7 @@ def write_files(folder: Path, files: dict[str, str], plotly_js: str) -> None:
     shard_bytes = sum((folder / n).stat().st_size for n in files if n.startswith(SHARD_DIR))
     log.info(
         "wrote %d text shard(s) in %s (%d KB)%s",
-        len(files) - sum(n.endswith(".html") for n in files),
+        sum(n.startswith(SHARD_DIR) for n in files),
         shard_dir,
         shard_bytes // 1024,
         f"; removed {len(stale)} stale shard(s)" if stale else "",

@@ -17,6 +17,8 @@ import base64
 import hashlib
 import json
 import zlib
+from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -24,6 +26,7 @@ import pandas as pd
 SHARD_DIR = "map-data"
 SHARD_PAPERS = 1000  # papers in one shard at most: a click loads about 1,000 papers' text
 SHARD_CALLBACK = "topicMapShard"
+SHARD_MEMO = ".render/shards.json"  # each shard's raw and file digests (read_kept)
 
 
 def typed_array(values: np.ndarray, dtype: str) -> dict:
@@ -75,7 +78,7 @@ def _body(titles: list[str], abstracts: list[str]) -> str:
     return "".join(f"{t}{TITLE_END}{a}{PAPER_END}" for t, a in zip(titles, abstracts, strict=True))
 
 
-def _payload(titles, abstracts, urls: list, members: np.ndarray, neighbours, similarities):
+def _raw(titles, abstracts, urls: list, members: np.ndarray, neighbours, similarities) -> bytes:
     """The shard's bytes before deflate: a JSON line (links, similar papers and their
     similarities), then the body, each paper's `title TITLE_END abstract PAPER_END` in UTF-8, which
     the page keeps as bytes (outside the JavaScript heap) and searches without decoding."""
@@ -91,9 +94,20 @@ def _payload(titles, abstracts, urls: list, members: np.ndarray, neighbours, sim
     if body.count(PAPER_END) + body.count(TITLE_END) != 2 * len(members):  # one in a text
         body = _body(*([t.translate(_SEPARATORS) for t in texts] for texts in (shown, abstracts)))
     line = json.dumps(head, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    deflate = zlib.compressobj(9, zlib.DEFLATED, -15)  # raw deflate: DecompressionStream's
-    packed = deflate.compress((line + "\n" + body).encode("utf-8")) + deflate.flush()
-    return base64.b64encode(packed).decode("ascii")
+    return (line + "\n" + body).encode("utf-8")
+
+
+def _script(number: int, raw: bytes) -> tuple[str, str]:
+    """(token, the shard's script) of its raw bytes, deflated (raw deflate: what the browser's
+    DecompressionStream takes) and base64-encoded."""
+    deflate = zlib.compressobj(9, zlib.DEFLATED, -15)
+    payload = base64.b64encode(deflate.compress(raw) + deflate.flush()).decode("ascii")
+    token = hashlib.sha1(payload.encode("ascii")).hexdigest()[:12]
+    return token, f'{SHARD_CALLBACK}({number},"{token}","{payload}");\n'
+
+
+def digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def shard_files(
@@ -102,22 +116,56 @@ def shard_files(
     shards: np.ndarray,
     neighbours: np.ndarray,
     similarities: np.ndarray,
+    kept: Callable[[str, str], str | None] | None = None,
 ) -> tuple[dict[str, str], list[str]]:
     """({shard path: script text}, each shard's token). `frame` has the papers in the page's
     order, `urls` the link shown for each (or None); a shard's papers are those with its
     number in `shards`, in that order. The token (a digest of the payload) is written in
-    the page too, so a shard left from another build is refused rather than shown."""
-    files, tokens = {}, []
+    the page too, so a shard left from another build is refused rather than shown.
+
+    `kept(path, raw digest)`: the script an earlier build wrote from the same raw bytes, or
+    None; it is reused rather than deflated again (deflate is most of a shard's cost, and
+    papers added to a large map change few shards). The files include SHARD_MEMO, each
+    shard's raw digest and its script's, which read_kept reads back."""
+    files, tokens, memo = {}, [], {}
     # the columns once as arrays: taking them from the frame per shard copied them every time
     titles, abstracts = frame["title"].to_numpy(), frame["abstract"].to_numpy()
     neighbours, similarities = np.asarray(neighbours), np.asarray(similarities)
     for number in range(int(shards.max()) + 1 if len(shards) else 0):
         members = np.flatnonzero(shards == number)
-        payload = _payload(titles, abstracts, urls, members, neighbours, similarities)
-        token = hashlib.sha1(payload.encode("ascii")).hexdigest()[:12]
-        files[shard_path(number)] = f'{SHARD_CALLBACK}({number},"{token}","{payload}");\n'
+        raw = _raw(titles, abstracts, urls, members, neighbours, similarities)
+        path, raw_digest = shard_path(number), digest(raw)
+        script = kept(path, raw_digest) if kept is not None else None
+        if script is None:
+            token, script = _script(number, raw)
+        else:
+            token = script.split('"', 2)[1]
+        files[path] = script
         tokens.append(token)
+        memo[path] = [raw_digest, digest(script.encode("ascii"))]
+    files[SHARD_MEMO] = json.dumps(memo, indent=0, sort_keys=True) + "\n"
     return files, tokens
+
+
+def read_kept(folder: Path) -> Callable[[str, str], str | None]:
+    """shard_files' `kept` for the output `folder`: a shard file whose raw digest SHARD_MEMO
+    records and whose bytes are still those recorded (not edited, not half-written)."""
+    try:
+        memo = json.loads((Path(folder) / SHARD_MEMO).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        memo = {}
+
+    def kept(path: str, raw_digest: str) -> str | None:
+        entry = memo.get(path) if isinstance(memo, dict) else None
+        if not isinstance(entry, list) or len(entry) != 2 or entry[0] != raw_digest:
+            return None
+        try:
+            data = (Path(folder) / path).read_bytes()
+        except OSError:
+            return None
+        return data.decode("ascii") if digest(data) == entry[1] else None
+
+    return kept
 
 
 def read_shard(script: str) -> dict:

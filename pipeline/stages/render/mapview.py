@@ -21,7 +21,7 @@ N_NEIGHBOURS = 5  # similar papers listed in the panel
 
 @dataclass(frozen=True)
 class Similar:
-    """Each paper's most similar papers: `doc_ids` in the pages' order (by doc_id), and per
+    """Each paper's most similar papers: `doc_ids` in the pages' order (pages_order), and per
     paper the rows (in that order) of its N_NEIGHBOURS most similar others and their cosine."""
 
     doc_ids: list[str]
@@ -29,14 +29,21 @@ class Similar:
     similarities: np.ndarray
 
 
-def pages_order(doc_ids: list[str]) -> np.ndarray:
-    """The papers' order in the pages: by doc_id."""
-    return np.argsort(np.asarray(doc_ids, dtype=object), kind="stable")
+def pages_order(doc_ids: list[str], added: np.ndarray) -> np.ndarray:
+    """The papers' order in the pages: the papers of the fit by doc_id, then those `added` to
+    its model later (the clusters table's `placed`) by doc_id. A paper is shown by its place in
+    this order (its similar papers, its text shard), so papers added to a built map leave the
+    earlier papers' places, and the shards that do not hold or name the new ones, unchanged."""
+    return np.lexsort((np.asarray(doc_ids, dtype=object), np.asarray(added, dtype=bool)))
 
 
-def similar_of(doc_ids: list[str], vectors: np.ndarray) -> Similar:
+def is_added(placed) -> np.ndarray:
+    return np.asarray(placed, dtype=object) == "added"
+
+
+def similar_of(doc_ids: list[str], vectors: np.ndarray, added: np.ndarray) -> Similar:
     """Similar from the papers' embeddings (in any order: they are taken in the pages')."""
-    order = pages_order(doc_ids)
+    order = pages_order(doc_ids, added)
     neighbours, similarities = similar_papers(np.asarray(vectors)[order], N_NEIGHBOURS)
     return Similar([doc_ids[i] for i in order], neighbours, similarities)
 
@@ -79,15 +86,17 @@ def map_context(
     summary: Summary,
     config: RenderConfig,
     marks: dict | None = None,
+    kept_shards=None,
 ) -> tuple[dict, dict[str, str]]:
     """(everything templates/map.html lays out, {shard path: script} of the papers' text).
     `similar`: the frame's papers' most similar papers; `themes`: the theme level or None;
     `marks`: the topics born lately ("new": marked in the topic list) and the topic registry
-    ("gone": its ended topics, which a link may still name), or None."""
+    ("gone": its ended topics, which a link may still name), or None; `kept_shards`:
+    mapfiles.shard_files' `kept`."""
     neighbours, similarities = similar.neighbours, similar.similarities
     shards = shard_of(frame["topic"].to_numpy())
     urls = [web_url(u) for u in frame["url"]]
-    files, tokens = shard_files(frame, urls, shards, neighbours, similarities)
+    files, tokens = shard_files(frame, urls, shards, neighbours, similarities, kept_shards)
     data = map_data(frame, topics, themes, shards, tokens, neighbours.shape[1], config)
     add_crowding(data, frame)
     add_history(data, marks or {})

@@ -10,7 +10,8 @@ neighbours is gone or changed, and every new or changed paper, is searched afres
 papers. Up to EXACT_MAX papers this is what a full search gives (the kept lists hold the best of
 the papers that stay, and every new paper is compared); above it the kept lists are
 pynndescent's, as a build from scratch would compute them. When more than REDO_SHARE of the
-papers would be searched afresh, all are (a full search is then as cheap). pynndescent's own
+papers would be searched afresh, all are (a full search is then as cheap), and so they are when
+the known papers' order changed (a refit: papers added before take their doc_id's place). pynndescent's own
 update needs its index pickled between builds, which this project does not keep.
 """
 
@@ -26,8 +27,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline import tables
+from pipeline.errors import PipelineError
 from pipeline.neighbours import neighbours_among, similar_papers, unit_rows
-from pipeline.stages.render.mapview import N_NEIGHBOURS, Similar, pages_order
+from pipeline.stages.render.mapview import N_NEIGHBOURS, Similar, is_added, pages_order
 
 log = logging.getLogger("pipeline.render")
 
@@ -39,7 +41,7 @@ BLOCK_VALUES = 1 << 24  # similarities computed at a time
 
 @dataclass(frozen=True)
 class Kept:
-    """The similar papers of a set of papers in the pages' order (by doc_id): `prints` each
+    """The similar papers of a set of papers in the pages' order (pages_order): `prints` each
     paper's vector fingerprint, `neighbours` rows into that order, `similarities` their cosine."""
 
     doc_ids: list[str]
@@ -117,6 +119,8 @@ def update(doc_ids: list[str], vectors: np.ndarray, previous: Kept | None, k: in
         redo = np.sort(np.concatenate([np.flatnonzero(~known), keep[lost]]))
         if len(redo) > REDO_SHARE * n:
             full = f"{len(redo)} of {n} papers new, changed or next to one"
+        elif (np.diff(at[keep]) < 0).any():  # ties are broken by place: kept lists would differ
+            full = "the papers' order changed (a refit places added papers among the fitted)"
     if full is not None:
         neighbours, similarities = similar_papers(vectors, k)
         log.info("similar papers of all %d papers searched (%s)", n, full)
@@ -183,10 +187,16 @@ def write(folder: Path, kept: Kept) -> None:
     tables.atomic_write(path, lambda tmp: pq.write_table(table, tmp))
 
 
-def similar_for(folder: Path, doc_ids: list[str], vectors: np.ndarray) -> Similar:
-    """The papers' Similar (mapview.similar_of's, in the pages' order), reusing and then
-    keeping the similar papers of the output `folder`."""
-    order = pages_order(doc_ids)
+def similar_for(
+    folder: Path, doc_ids: list[str], vectors: np.ndarray, placed: pd.DataFrame
+) -> Similar:
+    """The papers' Similar (mapview.similar_of's, in the pages' order; `placed`: the clusters
+    table's doc_id and placed), reusing and then keeping the similar papers of the output
+    `folder`."""
+    at = pd.Index(placed["doc_id"]).get_indexer(doc_ids)
+    if (at < 0).any():
+        raise PipelineError("the embeddings do not hold the clustered papers: rerun make")
+    order = pages_order(doc_ids, is_added(placed["placed"].to_numpy())[at])
     previous = read(folder)
     kept = update([doc_ids[i] for i in order], np.asarray(vectors)[order], previous, N_NEIGHBOURS)
     if kept is not previous:

@@ -7,8 +7,10 @@ from __future__ import annotations
 import logging
 
 import numpy as np
+import pandas as pd
 import pytest
 
+from pipeline.errors import PipelineError
 from pipeline.neighbours import similar_papers
 from pipeline.stages.render import similar
 
@@ -20,6 +22,11 @@ def _papers(n: int, seed: int = 0) -> tuple[list[str], np.ndarray]:
     vectors = rng.normal(size=(n, 24)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     return [f"p{i:04d}" for i in range(n)], vectors
+
+
+def _placed(ids: list[str], added: tuple[str, ...] = ()) -> pd.DataFrame:
+    """The clusters table's doc_id and placed: every paper fitted but those `added`."""
+    return pd.DataFrame({"doc_id": ids, "placed": ["added" if i in added else "fit" for i in ids]})
 
 
 def _sorted(ids: list[str], vectors: np.ndarray) -> tuple[list[str], np.ndarray]:
@@ -94,20 +101,45 @@ def test_the_kept_table_round_trips_and_an_unreadable_one_is_searched_afresh(tmp
 @pytest.mark.parametrize("n", [0, 1, 2])
 def test_tiny_builds(tmp_path, n):
     ids, vectors = _papers(n)
-    got = similar.similar_for(tmp_path, ids[::-1], vectors[::-1])
+    got = similar.similar_for(tmp_path, ids[::-1], vectors[::-1], _placed(ids))
     assert got.doc_ids == ids
     assert got.neighbours.shape == (n, min(K, max(n - 1, 0)))
 
 
 def test_the_kept_table_is_written_only_when_it_changes(tmp_path):
     ids, vectors = _papers(40)
-    similar.similar_for(tmp_path, ids, vectors)
+    similar.similar_for(tmp_path, ids, vectors, _placed(ids))
     path = tmp_path / similar.FOLDER / similar.FILE
     written = path.stat().st_mtime_ns
     path.touch()
     touched = path.stat().st_mtime_ns
-    assert similar.similar_for(tmp_path, ids[::-1], vectors[::-1]).doc_ids == ids
+    assert similar.similar_for(tmp_path, ids[::-1], vectors[::-1], _placed(ids)).doc_ids == ids
     assert path.stat().st_mtime_ns == touched >= written
     more_ids, more = _papers(41)
-    similar.similar_for(tmp_path, more_ids, more)
+    similar.similar_for(tmp_path, more_ids, more, _placed(more_ids))
     assert similar.read(tmp_path).doc_ids == more_ids
+
+
+def test_papers_added_to_the_model_come_after_the_fitted_ones_which_keep_their_places(tmp_path):
+    ids, vectors = _papers(60)
+    fitted = ids[::2]  # the added papers' doc_ids fall between the fitted ones'
+    before = similar.similar_for(tmp_path, fitted, vectors[::2], _placed(fitted))
+    added = tuple(ids[1:7:2])
+    now = [*fitted, *added]
+    rows = [ids.index(i) for i in now]
+    after = similar.similar_for(tmp_path, now[::-1], vectors[rows][::-1], _placed(now, added))
+    assert after.doc_ids == [*fitted, *added]  # the fitted papers first, each at its place
+    assert (after.neighbours < len(now)).all()
+    unchanged = (after.neighbours[: len(fitted)] < len(fitted)).all(axis=1)
+    assert unchanged.sum() >= len(fitted) // 2  # most keep their list, row for row
+    assert (after.neighbours[: len(fitted)][unchanged] == before.neighbours[unchanged]).all()
+    refit = similar.similar_for(tmp_path, now, vectors[rows], _placed(now))  # all fitted now
+    assert refit.doc_ids == sorted(now)
+    expected = similar_papers(_sorted(now, vectors[rows])[1], K)
+    assert np.array_equal(refit.neighbours, expected[0])
+
+
+def test_a_paper_the_clusters_table_lacks_is_refused(tmp_path):
+    ids, vectors = _papers(5)
+    with pytest.raises(PipelineError, match="rerun make"):
+        similar.similar_for(tmp_path, ids, vectors, _placed(ids[:4]))
