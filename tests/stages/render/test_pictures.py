@@ -43,6 +43,8 @@ def test_treemap_colour_is_the_venue_lean_from_venue_topics():
     trace = _treemap(frames)["figure"]["data"][0]
     lean = dict(zip(trace["ids"], trace["marker"]["colors"], strict=True))
     assert lean["topic-0"] == pytest.approx(80.0)  # ICLR's share minus ICML's, in points
+    hovers = dict(zip(trace["ids"], trace["hovertext"], strict=True))
+    assert hovers["topic-0"].endswith("<br>ICLR: 90.0% of its papers<br>ICML: 10.0% of its papers")
     assert lean["topic-1"] == pytest.approx(100 * (1 / 2 - 1 / 3), abs=0.01)
     marker = trace["marker"]
     assert marker["cmid"] == 0 and marker["cmin"] == -marker["cmax"] == -80.0
