@@ -34,12 +34,14 @@ OFFLINE_ENVIRONMENT = {
 
 
 # A text is padded to the next multiple of LENGTH_STEP tokens (its length bucket) and embedded
-# only with texts of its bucket. In bf16 a vector depends on the length it is padded to, not on
-# the other rows of its batch (measured: bit-identical at batches of 1 to 40), so a text's
-# vector is the same whatever it is embedded with: a cache filled by other corpora gives what a
-# cold build gives. 32: docs/benchmarks.md#a-papers-vector-whatever-it-is-embedded-with.
+# only with texts of its bucket, in batches of exactly batch_rows texts (the last one filled up
+# with copies of its last text). In bf16 a vector depends on the length it is padded to, and on
+# an Intel Xeon with AMX, in fp32 too, on how many rows its batch holds (1, 2, 3, 5 or 7 rows
+# against 32 at one length: other vectors, by up to 3e-4), never on what the other rows hold; so
+# a text's vector is the same whatever it is embedded with: a cache filled by other corpora
+# gives what a cold build gives. docs/benchmarks.md#a-papers-vector-whatever-it-is-embedded-with.
 LENGTH_STEP = 32
-BATCHING = f"pad{LENGTH_STEP}"  # in the cache's name: vectors batched otherwise are not mixed in
+BATCHING = f"pad{LENGTH_STEP}"  # in the cache's name with the rows: other batchings not mixed in
 
 
 class Encoder(Protocol):
@@ -179,21 +181,29 @@ def padded_lengths(texts: list[str], encoder: Encoder, step: int = LENGTH_STEP) 
     return np.minimum(-(-tokens // step) * step, limit)
 
 
+def batch_rows(config: EmbedConfig, precision: str | None = None) -> int:
+    """The texts in every batch: `embed.batch_size`, or 1 in int8 (its dynamic quantisation
+    scales by the whole batch)."""
+    return 1 if (precision or resolve_precision(config)) == "int8" else config.batch_size
+
+
 def embed_texts(
     texts: list[str], encoder: Encoder, config: EmbedConfig, step: int = LENGTH_STEP
 ) -> np.ndarray:
     """Encode texts into an (n, width) float32 matrix of unit vectors, each text's the same
     whatever it is embedded with: batches of one length bucket (padded_lengths; `step`: other
-    buckets, for the bench), padded to it. int8 embeds a text at a time: its dynamic
-    quantisation scales by the whole batch."""
-    batch = 1 if resolve_precision(config) == "int8" else config.batch_size
+    buckets, for the bench), padded to it, of batch_rows texts each (a bucket's last batch
+    filled up with copies of its last text, their vectors dropped)."""
+    batch = batch_rows(config)
     expected = MODEL_WIDTH[config.model]
     vectors = np.zeros((len(texts), expected), dtype=np.float32)
     lengths = padded_lengths(texts, encoder, step) if texts else np.zeros(0, dtype=np.int64)
     for length in np.unique(lengths):
         rows = np.flatnonzero(lengths == length)
+        group = [texts[i] for i in rows]
+        filled = group + group[-1:] * (-len(group) % batch)
         part = encoder.encode(
-            [texts[i] for i in rows],
+            filled,
             batch_size=batch,
             show_progress_bar=config.progress_bar and progress.enabled(),
             convert_to_numpy=True,
@@ -201,11 +211,11 @@ def embed_texts(
             processing_kwargs={"text": {"padding": "max_length", "max_length": int(length)}},
         )
         part = np.asarray(part, dtype=np.float32)
-        if part.shape != (len(rows), expected):
+        if part.shape != (len(filled), expected):
             raise PipelineError(
-                f"encoder returned shape {part.shape}, expected ({len(rows)}, {expected})"
+                f"encoder returned shape {part.shape}, expected ({len(filled)}, {expected})"
             )
-        vectors[rows] = part
+        vectors[rows] = part[: len(rows)]
     if not np.isfinite(vectors).all():
         raise PipelineError("encoder returned non-finite values")
     return vectors

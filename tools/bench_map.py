@@ -81,6 +81,7 @@ def map_tables(n: int, seed: int = 0) -> dict:
     frame["topic"] = topic.astype(np.int32)
     frame["x"], frame["y"] = xy[:, 0].astype(np.float32), xy[:, 1].astype(np.float32)
     frame["source"] = source
+    frame["placed"] = "fit"  # as the clusters table of a fit gives every paper
     frame = frame.sort_values("doc_id", ignore_index=True)
     own = rng.normal(size=(len(base), DIM)).astype(np.float32)  # each real paper's own part
     vectors = np.empty((n, DIM), dtype=np.float32)
@@ -130,6 +131,7 @@ def render_map(folder: Path, tables: dict) -> float:
 def folder_bytes(folder: Path) -> dict:
     plotly = {"plotly.min.js", "plotly-gl2d.min.js"}  # once per folder, whatever its papers
     files = [p for p in folder.rglob("*") if p.is_file() and p.name not in plotly]
+    files = [p for p in files if ".render" not in p.parts]  # render's own, not the pages'
     shards = [p for p in files if p.parent.name == "map-data"]
     return {
         "total": sum(p.stat().st_size for p in files),

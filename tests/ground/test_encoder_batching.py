@@ -41,10 +41,10 @@ def test_each_bucket_is_embedded_apart_padded_to_its_length():
     vectors = embed_texts(texts, encoder, EmbedConfig(batch_size=7, progress_bar=False))
     np.testing.assert_array_equal(vectors, make(texts).astype(np.float32))  # rows in place
     calls = [(sent, kwargs["processing_kwargs"]["text"]) for sent, kwargs in encoder.calls]
-    assert calls == [
-        ([_words(2), _words(3)], {"padding": "max_length", "max_length": 32}),
-        ([_words(40)], {"padding": "max_length", "max_length": 64}),
-        ([_words(100), _words(101)], {"padding": "max_length", "max_length": 128}),
+    assert calls == [  # every batch 7 texts: the last text again fills one up
+        ([_words(2), _words(3)] + [_words(3)] * 5, {"padding": "max_length", "max_length": 32}),
+        ([_words(40)] * 7, {"padding": "max_length", "max_length": 64}),
+        ([_words(100)] + [_words(101)] * 6, {"padding": "max_length", "max_length": 128}),
     ]
     assert {kwargs["batch_size"] for _, kwargs in encoder.calls} == {7}
     int8 = FakeEncoder(make)
@@ -74,6 +74,8 @@ def test_a_real_vector_is_the_same_alone_and_among_other_texts(precision):
         together = embed_texts(texts, encoder, config)
         reversed_ = embed_texts(texts[::-1], encoder, config)[::-1]
         alone = np.stack([embed_texts([t], encoder, config)[0] for t in texts[::8]])
+        some = embed_texts(texts[5:12], encoder, config)  # other batch fill-ups
     assert len(set(padded_lengths(texts, encoder).tolist())) >= 3  # several buckets
     np.testing.assert_array_equal(together, reversed_)
     np.testing.assert_array_equal(together[::8], alone)
+    np.testing.assert_array_equal(together[5:12], some)

