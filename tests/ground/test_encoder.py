@@ -25,8 +25,8 @@ from tests.support.fakes import FakeEncoder, unit_rows
 
 def test_embed_texts_returns_float32_matrix_and_asks_for_unit_vectors():
     texts = ["first paper", "second paper", "third paper"]
-    expected = unit_rows(3, dtype=np.float64)
-    encoder = FakeEncoder(lambda sentences: expected)
+    expected = unit_rows(7, dtype=np.float64)[:3]  # a batch of 7: the fill-up's rows dropped
+    encoder = FakeEncoder(lambda sentences: unit_rows(len(sentences), dtype=np.float64))
     vectors = embed_texts(texts, encoder, EmbedConfig(batch_size=7, progress_bar=False))
 
     assert vectors.dtype == np.float32
@@ -34,7 +34,7 @@ def test_embed_texts_returns_float32_matrix_and_asks_for_unit_vectors():
     np.testing.assert_allclose(vectors, expected, rtol=1e-6)
     assert len(encoder.calls) == 1
     sent, kwargs = encoder.calls[0]
-    assert sent == texts  # same texts, same order
+    assert sent == texts + [texts[-1]] * 4  # same texts, same order, the last fills up
     assert kwargs["batch_size"] == 7
     assert kwargs["normalize_embeddings"] is True
     assert kwargs["show_progress_bar"] is False
