@@ -28,7 +28,7 @@ from pipeline.config import CompareConfig, RenderConfig
 from pipeline.errors import PipelineError
 from pipeline.labels import page_title, theme_level
 from pipeline.stages.render.changes import Odds, changes_context
-from pipeline.stages.render.mapfiles import SHARD_DIR, read_kept, shard_path
+from pipeline.stages.render.mapfiles import SHARD_DIR, KeptShards, read_kept, shard_path
 from pipeline.stages.render.mapview import (
     Similar,
     build_key,
@@ -113,7 +113,7 @@ def make_pages(
     fitted_at: str | None = None,
     venue_years: pd.DataFrame | None = None,
     history: History | None = None,
-    kept_shards=None,
+    kept_shards: KeptShards | None = None,
 ) -> dict[str, str]:
     """Pure core: {file path: text} of the generated files: {report_name: the report's HTML,
     "map.html": the map's} and the map's text shards (`map-data/text-NNN.js`). `embeddings` is
@@ -182,19 +182,20 @@ def map_page(
     title: str,
     report_name: str,
     marks: dict | None = None,
-    kept_shards=None,
+    kept_shards: KeptShards | None = None,
 ) -> dict[str, str]:
     """{"map.html": the map's HTML, and its text shards}: make_pages' map, from the papers'
     frame (tables.paper_frame: with topic, placed, x and y; shown in pages_order), the theme
     level (or None), `embeddings` as make_pages takes them, the summary figures and `marks`:
     the topics born lately ("new") and the registry whose ended topics a link may name
     ("gone")."""
-    frame = frame.iloc[pages_order(frame["doc_id"], is_added(frame["placed"]))]
-    frame = frame.reset_index(drop=True)
+    added = is_added(frame["placed"])
+    order = pages_order(frame["doc_id"], added)
+    frame, added = frame.iloc[order].reset_index(drop=True), added[order]
     similar = embeddings
     if not isinstance(similar, Similar):
         vectors = paper_vectors(frame, *embeddings)
-        similar = similar_of(frame["doc_id"].tolist(), vectors, is_added(frame["placed"]))
+        similar = similar_of(frame["doc_id"].tolist(), vectors, added)
     elif similar.doc_ids != frame["doc_id"].tolist():
         raise PipelineError("the embeddings do not hold the clustered papers: rerun make")
     mapped, shards = map_context(

@@ -27,6 +27,7 @@ SHARD_DIR = "map-data"
 SHARD_PAPERS = 1000  # papers in one shard at most: a click loads about 1,000 papers' text
 SHARD_CALLBACK = "topicMapShard"
 SHARD_MEMO = ".render/shards.json"  # each shard's raw and file digests (read_kept)
+KeptShards = Callable[[str, str], "str | None"]  # (shard path, raw digest) -> its kept script
 
 
 def typed_array(values: np.ndarray, dtype: str) -> dict:
@@ -116,7 +117,7 @@ def shard_files(
     shards: np.ndarray,
     neighbours: np.ndarray,
     similarities: np.ndarray,
-    kept: Callable[[str, str], str | None] | None = None,
+    kept: KeptShards | None = None,
 ) -> tuple[dict[str, str], list[str]]:
     """({shard path: script text}, each shard's token). `frame` has the papers in the page's
     order, `urls` the link shown for each (or None); a shard's papers are those with its
@@ -147,7 +148,7 @@ def shard_files(
     return files, tokens
 
 
-def read_kept(folder: Path) -> Callable[[str, str], str | None]:
+def read_kept(folder: Path) -> KeptShards:
     """shard_files' `kept` for the output `folder`: a shard file whose raw digest SHARD_MEMO
     records and whose bytes are still those recorded (not edited, not half-written)."""
     try:

@@ -13,7 +13,7 @@ from pipeline.config import RenderConfig
 from pipeline.neighbours import similar_papers
 from pipeline.stages.render.changes import gone_topics
 from pipeline.stages.render.crowding import density_data, venue_groups
-from pipeline.stages.render.mapfiles import shard_files, shard_of
+from pipeline.stages.render.mapfiles import KeptShards, shard_files, shard_of
 from pipeline.stages.render.shaping import Summary, map_data, web_url
 
 N_NEIGHBOURS = 5  # similar papers listed in the panel
@@ -86,7 +86,7 @@ def map_context(
     summary: Summary,
     config: RenderConfig,
     marks: dict | None = None,
-    kept_shards=None,
+    kept_shards: KeptShards | None = None,
 ) -> tuple[dict, dict[str, str]]:
     """(everything templates/map.html lays out, {shard path: script} of the papers' text).
     `similar`: the frame's papers' most similar papers; `themes`: the theme level or None;
