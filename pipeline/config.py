@@ -70,7 +70,8 @@ class EmbedConfig(_Section):
         "fp32. int8: dynamic quantisation (faster on some CPUs, not faithful: see "
         "docs/benchmarks.md).",
     )
-    batch_size: int = Field(32, ge=1, le=1024)
+    # 16: a few percent to a third faster than 32 on both CPUs measured, and half the fill-up
+    batch_size: int = Field(16, ge=1, le=1024)
     cache_dir: str | None = Field(
         ".cache/embeddings", description="Embeddings cache shared by runs; null disables it."
     )

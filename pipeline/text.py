@@ -20,7 +20,6 @@ from functools import cache, lru_cache
 
 import pandas as pd
 import regex  # Unicode scripts and set operations (\p{Han}, [\p{L}--\p{Han}]), which re lacks
-import rjieba
 
 MAX_NGRAM = 3  # the longest phrase any setting counts as a term (label.max_ngram <= this)
 
@@ -166,6 +165,14 @@ def _is_cjk(word: str) -> bool:
     return bool(word) and bool(_CJK_CHAR.match(word))
 
 
+def _cut_chinese(token: str) -> list[str]:
+    """jieba's words of a run of Chinese characters (imported here, not with the module: a
+    tenth of a second in every stage process, for corpora that rarely hold Chinese)."""
+    import rjieba
+
+    return rjieba.cut(token)
+
+
 def words_of(segment: str, japanese: bool) -> list[str | None]:
     """The words of a piece of text between punctuation, in order; None where a phrase must
     break (hiragana particles, a lone Chinese character)."""
@@ -176,7 +183,7 @@ def words_of(segment: str, japanese: bool) -> list[str | None]:
         kind, token = match.lastgroup, match.group()
         if kind == "han":
             long = not japanese or len(token) > LONGEST_JAPANESE_TERM
-            cut = rjieba.cut(token) if long else [token]
+            cut = _cut_chinese(token) if long else [token]
             words.extend(w if len(w) > 1 else None for w in cut)
         elif kind == "word" or (kind == "katakana" and len(token) > 1):
             words.append(token)
@@ -196,7 +203,7 @@ def term_words(term: str) -> list[str]:
             continue
         for match in _TOKEN.finditer(piece):
             token = match.group()
-            words.extend(rjieba.cut(token) if match.lastgroup == "han" else [token])
+            words.extend(_cut_chinese(token) if match.lastgroup == "han" else [token])
     return words
 
 

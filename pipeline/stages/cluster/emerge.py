@@ -82,12 +82,12 @@ def _nearest(centres: np.ndarray, existing: np.ndarray) -> np.ndarray:
     return (centres @ existing.T).max(axis=1) if len(existing) else np.zeros(len(centres))
 
 
-def judged(pool, groups, weights, existing: Existing, smallest: int) -> list[int]:
+def judged(pool, groups, weights, existing: Existing, alone, smallest: int) -> list[int]:
     """The groups that become topics: `smallest` papers or more, most of them apart from the
-    existing topics' papers; each group logged with its verdict."""
+    existing topics' papers (`alone`: novelty.apart per pool paper); each group logged with its
+    verdict."""
     ids, centres = weighted_centroids(pool, groups, weights)
     nearest = _nearest(centres, existing.centres)
-    alone = novelty.apart(pool, existing.papers)
     kept = []
     for group, close in zip(ids.tolist(), nearest.tolist(), strict=True):
         members = groups == group
@@ -125,6 +125,18 @@ def find_topics(
     if len(rows) < max(MIN_PAPERS_TO_CLUSTER, smallest):
         return _nothing(rows, "%d new or unassigned papers, too few to cluster", len(rows))
     pool = vectors[rows]
+    alone = novelty.apart(pool, existing.papers)
+    if 2 * int(alone.sum()) <= smallest:
+        # a topic needs `smallest` papers, over half of them apart: with this few apart no
+        # grouping can give one, so the pool is not clustered (UMAP and HDBSCAN not even loaded)
+        return _nothing(
+            rows,
+            "%d of the %d new or unassigned papers stand apart from the existing topics' papers, "
+            "too few for a topic of %d papers most of which do",
+            int(alone.sum()),
+            len(rows),
+            smallest,
+        )
     fit = fit_topics(pool, settings)
     if fit.raw_outlier.all():
         return _nothing(rows, "the %d new or unassigned papers are too spread to group", len(rows))
@@ -141,7 +153,7 @@ def find_topics(
         near_threshold(existing.centres),
         NEAR_PERCENTILE,
     )
-    kept = judged(pool, groups, fit.weights, existing, smallest)
+    kept = judged(pool, groups, fit.weights, existing, alone, smallest)
     start = np.where(np.isin(groups, kept), groups, -1)
     topics = novelty.settled(pool, start, existing.centres, existing.outlier_threshold, smallest)
     return _numbered(pool, rows, topics, start, fit.coords, next_number)

