@@ -12,6 +12,7 @@ the bundled all-MiniLM-L6-v2, referred to by its local path, so loading reaches 
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import shutil
 import tempfile
@@ -41,7 +42,6 @@ def make_bertopic(
     from bertopic.cluster import BaseCluster
     from bertopic.dimensionality import BaseDimensionalityReduction
     from bertopic.vectorizers import ClassTfidfTransformer
-    from sklearn.feature_extraction.text import CountVectorizer
 
     merged, fitted_vectors = tables.join_fitted(documents, clusters, vectors)
     model = BERTopic(
@@ -49,17 +49,36 @@ def make_bertopic(
         embedding_model=None,  # the embeddings are given; the model is set below by path
         umap_model=BaseDimensionalityReduction(),
         hdbscan_model=BaseCluster(),  # the topics are the build's
-        vectorizer_model=CountVectorizer(
+        vectorizer_model=_counted_once(
             analyzer=term_analyzer(), ngram_range=(1, MAX_NGRAM), token_pattern=TOKEN_PATTERN
         ),
         ctfidf_model=ClassTfidfTransformer(reduce_frequent_words=True),
         nr_topics=len(topics) + 1,  # never reduce: keeps the build's topic numbers
         calculate_probabilities=False,
     )
+    # a safetensors save holds no representative papers: BERTopic's are not drawn (a c-TF-IDF
+    # pass over 500 sampled papers per topic)
+    model._save_representative_docs = lambda documents: None
     model.fit(term_texts(merged), embeddings=fitted_vectors, y=merged["topic"].to_numpy())
     _use_build_terms(model, topics)
     _use_model_centres(model, model_papers, fitted_vectors, merged["doc_id"].tolist())
     return model
+
+
+def _counted_once(**params):
+    """A CountVectorizer that counts the same texts once: with `nr_topics` set (which keeps the
+    build's topic numbers) BERTopic extracts the topics twice, the second time from the same
+    joined texts (a reduction with nothing to reduce)."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    class CountedOnce(CountVectorizer):
+        def fit_transform(self, raw_documents, y=None):
+            key = hashlib.sha256("\0".join(raw_documents).encode()).hexdigest()
+            if getattr(self, "counted_", (None,))[0] != key:
+                self.counted_ = (key, super().fit_transform(raw_documents, y))
+            return self.counted_[1].copy()  # c-TF-IDF normalises its input in place
+
+    return CountedOnce(**params)
 
 
 def _use_model_centres(model, model_papers: pd.DataFrame, vectors: np.ndarray, doc_ids) -> None:

@@ -39,14 +39,16 @@ from pipeline.errors import PipelineError
 from pipeline.schemas import UNASSIGNED_LABEL
 from pipeline.stages.label import keep
 from pipeline.stages.label.areas import area_count, area_labels, assign_areas
+from pipeline.stages.label.born import born_table, born_topics
 from pipeline.stages.label.contrast import WordEvidence, contrast_terms, nearest_groups
 from pipeline.stages.label.counts import TermCounts, count_terms
 from pipeline.stages.label.grouping import assign_themes, make_themes, theme_count
 from pipeline.stages.label.matching import reader_evidence
 from pipeline.stages.label.names import Label, matched_topic_labels, topic_labels
+from pipeline.stages.label.papers import representative_docs, title_texts
 from pipeline.stages.label.terms import distinct_terms, group_terms
 from pipeline.stages.label.themes import CANDIDATE_SHARE, theme_labels, theme_rows
-from pipeline.text import clean_for_terms, term_analyzer, term_texts
+from pipeline.text import term_analyzer, term_texts
 
 log = logging.getLogger("pipeline.label")
 
@@ -63,25 +65,6 @@ __all__ = [
     "theme_count",
     "topic_labels",
 ]
-
-
-def title_texts(merged: pd.DataFrame) -> list[str]:
-    """Each paper's title as terms are counted in it ('' where it has none)."""
-    return [clean_for_terms(t) if isinstance(t, str) else "" for t in merged["title"]]
-
-
-def representative_docs(
-    doc_ids: np.ndarray, vectors: np.ndarray, topics: np.ndarray, n: int
-) -> dict[int, list[str]]:
-    """topic -> the doc_ids of its `n` papers nearest its mean embedding (ties: lower doc_id)."""
-    ids, centroids = topic_centroids(vectors, topics)
-    chosen = {}
-    for topic, centre in zip(ids, centroids, strict=True):
-        members = np.flatnonzero(topics == topic)
-        similarity = vectors[members] @ centre
-        order = np.lexsort((doc_ids[members], -similarity))[:n]
-        chosen[int(topic)] = [str(d) for d in doc_ids[members[order]]]
-    return chosen
 
 
 def _with_unassigned(table: pd.DataFrame, key: str, row: dict) -> pd.DataFrame:
@@ -287,7 +270,8 @@ def run(
     """The papers' terms are counted on the configured `engine`. `embed_config` loads the
     encoder (with its precision) that KeyBERTInspired embeds the
     candidate terms with. Where the previous tables were computed from the same basis (only
-    papers added to the saved model since), their labels, terms and themes are kept."""
+    papers added to the saved model since), their labels, terms and themes are kept; where
+    only new topics were born beside the earlier ones, those alone are labelled (born.py)."""
     lineage = tables.stage_lineage(
         config, documents=documents, clusters=clusters, embeddings=embeddings
     )
@@ -295,25 +279,34 @@ def run(
     papers, vectors = tables.read_fitted(documents, embeddings, placed)  # the terms' papers
     merged, fitted_vectors = tables.join_fitted(papers, placed, vectors)
     fingerprint = basis(merged, fitted_vectors, config, embed_config)
+    digests = keep.paper_digests(merged["doc_id"].to_numpy(), merged["topic"].to_numpy())
     kept = previous_tables(topics, themes, fingerprint)
     if kept is not None:
         log.info("labels kept: the papers they were computed from are unchanged")
         topic_table, theme_table = sized(*kept, placed["topic"].to_numpy())
     else:
+        earlier = earlier_tables(topics, themes)
+        born = born_topics(earlier, digests)
         encoder = None
         if config.representation == "keybert_mmr":
             encoder = encoders.load_encoder(embed_config)
         # the candidate terms are embedded as the papers were: the embed section's precision
         with encoders.precision_context(encoders.resolve_precision(embed_config)):
-            topic_table, theme_table = make_topics(papers, placed, vectors, config, encoder, engine)
-        earlier = earlier_tables(topics, themes)
+            if born:  # only new topics beside unchanged ones: label those alone
+                topic_table = born_table(
+                    merged, fitted_vectors, earlier, born, config, encoder, engine, NEAREST_TOPICS
+                )
+                theme_table = earlier.themes
+            else:
+                topic_table, theme_table = make_topics(
+                    papers, placed, vectors, config, encoder, engine
+                )
         topic_table, theme_table = sized(
             *carried_over(topic_table, theme_table, earlier, merged, fitted_vectors),
             placed["topic"].to_numpy(),
         )
     for row in topic_table.itertuples():
         log.info("topic %3d  %4d papers  theme %2d  %s", row.topic, row.size, row.theme, row.label)
-    digests = keep.paper_digests(merged["doc_id"].to_numpy(), merged["topic"].to_numpy())
     notes = {"basis": fingerprint, "topic_papers": json.dumps(digests, sort_keys=True)}
     tables.write_table(theme_table, themes, schemas.THEMES, lineage, notes)
     tables.write_table(topic_table, topics, schemas.TOPICS, lineage, notes)

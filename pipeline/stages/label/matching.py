@@ -168,6 +168,8 @@ def matched_labels(
     for _ in range(ROUNDS):
         changed = False
         for i, g in enumerate(groups):
+            if len(options[g]) < 2:  # nothing to choose (a label held fixed)
+                continue
             mine = scores(i)
             hits = _best_option(rivals, i, mine)
             held = {options[h][chosen[h]] for h in groups if h != g}

@@ -95,13 +95,15 @@ def topic_labels(
     order: list[int],
     max_words: int,
     name: str = "Topic",
+    taken: set | None = None,
 ) -> dict[int, Label]:
     """group -> its Label, chosen in `order` (largest first: it gets first pick of a head).
     `scored`: each group's candidate terms with their contrast scores, best first;
     `papers_of`: each group's papers (rows of `evidence`); `neighbours`: the groups each is
-    told apart from. A group with no candidate is '<name> <id>'."""
+    told apart from; `taken`: head phrases no group may have (other groups' labels). A group
+    with no candidate is '<name> <id>'."""
     labels: dict[int, Label] = {}
-    taken: set = set()
+    taken = set(taken or ())
     for group in order:
         terms = readable_terms(scored.get(group, []))
         options = options_for(terms, heads_of(scored.get(group, []), terms, taken), max_words)
@@ -125,16 +127,21 @@ def matched_topic_labels(
     reader: WordEvidence,
     papers_of: dict[int, np.ndarray],
     max_words: int,
+    fixed: dict[int, Label] | None = None,
 ) -> dict[int, Label]:
     """The topics' labels chosen again together (matching.py), so that each paper's words
     (`reader`: a reader's words) pick its own topic's label: each topic's options are its label
     (`labels`, first: kept unless another matches more papers) and the heads and seconds of
     `options_for` (any head of its best few, as no two labels may share one: the matching
-    keeps them apart). `scored`: each topic's candidates, as `topic_labels` takes them."""
+    keeps them apart). `scored`: each topic's candidates, as `topic_labels` takes them;
+    `fixed`: topics whose label is only a rival (kept from an earlier build), never changed."""
     from pipeline.stages.label.matching import matched_labels
 
-    options: dict[int, list[str]] = {}
+    options: dict[int, list[str]] = {g: [label.text] for g, label in (fixed or {}).items()}
+    labels = {**labels, **(fixed or {})}
     for group, label in labels.items():
+        if group in options:
+            continue
         terms = readable_terms(scored.get(group, []))
         made = options_for(terms, heads_of(scored.get(group, []), terms, set()), max_words)
         options[group] = list(dict.fromkeys([label.text, *(", ".join(o) for o in made)]))

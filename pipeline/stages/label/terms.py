@@ -120,8 +120,20 @@ def counted_vectorizer(analyzer, counts: TermCounts, rows: dict[str, int]):
     return CountedVectorizer(analyzer=analyzer)
 
 
-def _refiners(config: LabelConfig, wanted: int, vectors: np.ndarray) -> list:
-    """KeyBERTInspired, then MaximalMarginalRelevance, adapted to follow CommonTerms."""
+def _chosen(topic_model, only: set[int] | None, topics: dict) -> list[int]:
+    """BERTopic's topic ids (sorted, as c-TF-IDF's rows) of the groups in `only` (all: None)."""
+    ids = sorted(topics)
+    if only is None:
+        return ids
+    mapping = topic_model.topic_mapper_.get_mappings(original_topics=True)
+    return [mapping[g] for g in only if g in mapping and mapping[g] in topics]
+
+
+def _refiners(
+    config: LabelConfig, wanted: int, vectors: np.ndarray, only: set[int] | None = None
+) -> list:
+    """KeyBERTInspired, then MaximalMarginalRelevance, adapted to follow CommonTerms; with
+    `only`, on those groups' terms alone (the others keep CommonTerms')."""
     from bertopic.representation import KeyBERTInspired, MaximalMarginalRelevance
 
     class KeyBERTOnCandidates(KeyBERTInspired):
@@ -130,22 +142,31 @@ def _refiners(config: LabelConfig, wanted: int, vectors: np.ndarray) -> list:
         encoding the representative papers again."""
 
         def extract_topics(self, topic_model, documents, c_tf_idf, topics):
+            picked = sorted(_chosen(topic_model, only, topics))
+            rows = [sorted(topics).index(t) for t in picked]  # c-TF-IDF's rows of those
+            if not picked:
+                return topics
             _, docs, positions, doc_ids = topic_model._extract_representative_docs(
-                c_tf_idf, documents, topics, self.nr_samples, self.nr_repr_docs
+                c_tf_idf[rows],
+                documents[documents["Topic"].isin(picked)],
+                {t: topics[t] for t in picked},
+                self.nr_samples,
+                self.nr_repr_docs,
             )
-            candidates = {topic: [w for w, _ in pairs if w] for topic, pairs in topics.items()}
+            candidates = {t: [w for w, _ in topics[t] if w] for t in picked}
             doc_vectors = vectors[np.concatenate(doc_ids).astype(int)]
             similarity, words = self._extract_embeddings(
                 topic_model, candidates, docs, positions, doc_vectors
             )
-            return self._extract_top_words(words, candidates, similarity)
+            return {**topics, **self._extract_top_words(words, candidates, similarity)}
 
     class BoundedMMR(MaximalMarginalRelevance):
         """Asks for no more terms than a topic has (BERTopic's MMR fails on such topics)."""
 
         def extract_topics(self, topic_model, documents, c_tf_idf, topics):
-            result = {}
-            for topic, pairs in progress.bar(topics.items(), desc="topics: MMR"):
+            result = dict(topics)
+            picked = {t: topics[t] for t in _chosen(topic_model, only, topics)}
+            for topic, pairs in progress.bar(picked.items(), desc="topics: MMR"):
                 self.top_n_words = min(wanted, len(pairs))
                 single = {topic: pairs}
                 result.update(
@@ -168,13 +189,15 @@ def group_terms(
     config: LabelConfig,
     counts: TermCounts,
     encoder=None,
+    only: set[int] | None = None,
 ) -> dict[int, list[tuple[str, float]]]:
     """Best terms per group (a topic id in `groups`), best first, each with its
     c-TF-IDF weight in the group: the c-TF-IDF candidates that `min_term_share` of the group's
     papers use, then, given the embedding model (`encoder`), reranked by KeyBERTInspired and
     picked for variety by MaximalMarginalRelevance (the order is theirs, the weight
     c-TF-IDF's). `vectors` are the texts' embeddings; `counts` the texts' term counts by
-    group (`counts.py`), which c-TF-IDF and CommonTerms start from."""
+    group (`counts.py`), which c-TF-IDF and CommonTerms start from. With `only`, just those
+    groups' terms are reranked (the others' are CommonTerms')."""
     from bertopic import BERTopic
     from bertopic.cluster import BaseCluster
     from bertopic.dimensionality import BaseDimensionalityReduction
@@ -183,7 +206,7 @@ def group_terms(
     steps = [CommonTerms(config.min_term_share, counts, groups)]
     wanted = config.n_terms
     if encoder is not None and config.representation == "keybert_mmr":
-        steps += _refiners(config, wanted, vectors)
+        steps += _refiners(config, wanted, vectors, only)
     else:
         encoder = None
     model = BERTopic(
@@ -200,6 +223,8 @@ def group_terms(
         calculate_probabilities=False,
     )
     ids = sorted(set(groups.tolist()))
+    # BERTopic's own representative papers are never read here: not drawn (a c-TF-IDF pass)
+    model._save_representative_docs = lambda documents: None
     try:
         model.fit(texts, embeddings=np.zeros((len(texts), 1)), y=groups)
     except ValueError as exc:  # no term at all (e.g. papers of one filler word each)
