@@ -19,6 +19,10 @@ label of its topics' heads, after a phrase they share or alone, chosen with its 
 that each paper's words pick its own theme's (matching.py); with too few topics there are fewer
 themes, or one level (a logged note).
 Areas (areas.py) group the themes in a large corpus.
+
+Across builds (keep.py): a topic whose papers are unchanged keeps its row; where the only change
+is new topics born beside unchanged ones, those alone are labelled, among their nearest topics'
+papers (born.py).
 """
 
 from __future__ import annotations
