@@ -397,3 +397,35 @@ def test_limit_section_runs_the_real_encoder_against_the_cpus_product_rate(tmp_p
     for row in limit["precisions"].values():
         assert row["gemm_gflops"] > 0 and 0 < row["share_of_limit"] < 1.5
     assert "matrix product GFLOP/s" in capsys.readouterr().out
+
+
+def test_adding_at_scale_reports_the_median_of_its_runs_from_the_same_built_folder(
+    tmp_path, monkeypatch
+):
+    """Each add restores the built folder and cache and makes the config newer (Make reads it
+    again); the median run's figures are reported beside every run's seconds."""
+    growth = load_tool("bench_growth")
+    out, cache, config = tmp_path / "out", tmp_path / "cache", tmp_path / "grown.yaml"
+    for path in (out, cache):
+        (tmp_path / f"{path.name}_built").mkdir()
+        (tmp_path / f"{path.name}_built" / "kept").write_text("built")
+    config.write_text("inputs: []\n")
+    times = iter([31.0, 29.0, 30.0])
+    seen = []
+
+    def run_make(path):
+        seen.append((path.stat().st_mtime_ns, (out / "kept").read_text()))
+        (out / "kept").write_text("changed by the add")
+        return next(times), {"embed": {"wall_s": 1.0}}
+
+    monkeypatch.setattr(growth.bench_stage, "run_make", run_make)
+    before = pd.DataFrame({"doc_id": ["a"], "topic": [0], "label": ["x"], "x": [0.0], "y": [0.0]})
+    monkeypatch.setattr(growth, "_known", lambda folder: before.assign(placed="fit"))
+    runs = [growth._add_once(config, out, cache, before) for _ in range(3)]
+    assert [r["add_s"] for r in runs] == [31.0, 29.0, 30.0]
+    assert [text for _, text in seen] == ["built"] * 3  # restored before every add
+    assert seen[0][0] <= seen[1][0] <= seen[2][0]
+    line = growth.report_add(
+        [{"papers": 10, "cold_s": 5.0, **runs[2], "add_runs": [31.0, 29.0, 30.0]}]
+    )[0]
+    assert "30.0 s (goal <= 30 s; median of 31.0, 29.0, 30.0 s)" in line
