@@ -126,7 +126,7 @@ def _chosen(topic_model, only: set[int] | None, topics: dict) -> list[int]:
     if only is None:
         return ids
     mapping = topic_model.topic_mapper_.get_mappings(original_topics=True)
-    return [mapping[g] for g in only if g in mapping and mapping[g] in topics]
+    return sorted(mapping[g] for g in only if g in mapping and mapping[g] in topics)
 
 
 def _refiners(
@@ -142,7 +142,7 @@ def _refiners(
         encoding the representative papers again."""
 
         def extract_topics(self, topic_model, documents, c_tf_idf, topics):
-            picked = sorted(_chosen(topic_model, only, topics))
+            picked = _chosen(topic_model, only, topics)
             rows = [sorted(topics).index(t) for t in picked]  # c-TF-IDF's rows of those
             if not picked:
                 return topics
