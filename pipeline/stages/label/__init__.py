@@ -107,6 +107,19 @@ def sized(
     return topic_table, theme_table
 
 
+def settings_key(config: LabelConfig, embed_config: EmbedConfig) -> str:
+    """A fingerprint of how labels are made, whatever the papers: the label settings, the
+    encoder (model, precision) and the code of `LABEL_CODE`. Earlier labels carry over only
+    from tables made the same way: changed settings or a new release label every topic."""
+    digest = hashlib.sha256(b"".join(path.read_bytes() for path in LABEL_CODE))
+    digest.update(
+        json.dumps(
+            [config.model_dump(), embed_config.model, encoders.resolve_precision(embed_config)]
+        ).encode()
+    )
+    return digest.hexdigest()[:32]
+
+
 def basis(
     merged: pd.DataFrame, vectors: np.ndarray, config: LabelConfig, embed_config: EmbedConfig
 ) -> str:
@@ -233,11 +246,16 @@ def previous_tables(topics: Path, themes: Path, fingerprint: str):
     return None
 
 
-def earlier_tables(topics: Path, themes: Path) -> keep.Earlier | None:
-    """The tables a previous run wrote, with its topics' paper digests, or None."""
+def earlier_tables(topics: Path, themes: Path, settings: str) -> keep.Earlier | None:
+    """The tables a previous run wrote the same way (`settings`: settings_key), with its
+    topics' paper digests, or None."""
     try:
-        papers = json.loads(tables.read_notes(topics).get("topic_papers", "null"))
+        notes = tables.read_notes(topics)
+        papers = json.loads(notes.get("topic_papers", "null"))
         if not isinstance(papers, dict):
+            return None
+        if notes.get("settings") != settings:
+            log.info("labels made afresh: the label settings, encoder or code changed")
             return None
         return keep.Earlier(
             tables.read_table(topics, schemas.TOPICS),
@@ -284,12 +302,13 @@ def run(
     merged, fitted_vectors = tables.join_fitted(papers, placed, vectors)
     fingerprint = basis(merged, fitted_vectors, config, embed_config)
     digests = keep.paper_digests(merged["doc_id"].to_numpy(), merged["topic"].to_numpy())
+    how = settings_key(config, embed_config)
     kept = previous_tables(topics, themes, fingerprint)
     if kept is not None:
         log.info("labels kept: the papers they were computed from are unchanged")
         topic_table, theme_table = sized(*kept, placed["topic"].to_numpy())
     else:
-        earlier = earlier_tables(topics, themes)
+        earlier = earlier_tables(topics, themes, how)
         born = born_topics(earlier, digests)
         encoder = None
         if config.representation == "keybert_mmr":
@@ -311,6 +330,7 @@ def run(
         )
     for row in topic_table.itertuples():
         log.info("topic %3d  %4d papers  theme %2d  %s", row.topic, row.size, row.theme, row.label)
-    notes = {"basis": fingerprint, "topic_papers": json.dumps(digests, sort_keys=True)}
+    papers = json.dumps(digests, sort_keys=True)
+    notes = {"basis": fingerprint, "settings": how, "topic_papers": papers}
     tables.write_table(theme_table, themes, schemas.THEMES, lineage, notes)
     tables.write_table(topic_table, topics, schemas.TOPICS, lineage, notes)

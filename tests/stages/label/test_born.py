@@ -134,3 +134,23 @@ def test_only_the_given_groups_terms_are_reranked(hashing_encoder):
     some = terms(hashing_encoder, only={2})
     assert some[2] == reranked[2] and some[0] == plain[0] and some[1] == plain[1]
     assert reranked[0] != plain[0]  # the reranking changes them
+
+
+def test_changed_label_settings_label_every_topic_afresh(corpus, caplog):
+    """Earlier labels carry over only from tables made the same way: a setting the user
+    changed (here the words a label may have: a head and a second phrase, two at most) applies
+    to every topic at once."""
+    from pipeline.stages import label
+
+    folder, documents, vectors, before = corpus
+    first, _ = _label(folder, documents, vectors, before)
+    assert any("," in text for text in first["label"])  # a head and a second phrase
+    paths = (folder / "documents.parquet", folder / "clusters.parquet")
+    rest = (folder / "embeddings.parquet", folder / "topics.parquet", folder / "themes.parquet")
+    with caplog.at_level(logging.INFO, logger="pipeline.label"):
+        label.run(LabelConfig(label_words=2), EmbedConfig(), *paths, *rest)
+    assert "labels made afresh" in caplog.text and "labels carried over" not in caplog.text
+    topics = tables.read_table(folder / "topics.parquet", schemas.TOPICS)
+    labels = topics["label"].tolist()
+    assert labels != first["label"].tolist()
+    assert all(len(t.replace(",", " ").split()) <= 2 for t in labels if "," in t)
