@@ -49,7 +49,7 @@ from pipeline.stages.label.counts import TermCounts, count_terms
 from pipeline.stages.label.grouping import assign_themes, make_themes, theme_count
 from pipeline.stages.label.matching import reader_evidence
 from pipeline.stages.label.names import Label, matched_topic_labels, topic_labels
-from pipeline.stages.label.papers import representative_docs, title_texts
+from pipeline.stages.label.papers import representative_docs, title_texts, topic_rows
 from pipeline.stages.label.terms import distinct_terms, group_terms
 from pipeline.stages.label.themes import CANDIDATE_SHARE, theme_labels, theme_rows
 from pipeline.text import term_analyzer, term_texts
@@ -128,17 +128,9 @@ def basis(
     and labels (this package and pipeline.text's word lists: a new release relabels). Papers
     added to a saved model later change none of it, so their labels stay."""
     fitted = merged["placed"].to_numpy() == "fit"
-    digest = hashlib.sha256(b"".join(path.read_bytes() for path in LABEL_CODE))
-    digest.update(
-        json.dumps(
-            [
-                config.model_dump(),
-                embed_config.model,
-                encoders.resolve_precision(embed_config),
-                merged.loc[fitted, ["doc_id", "title", "abstract"]].astype(str).values.tolist(),
-            ]
-        ).encode()
-    )
+    digest = hashlib.sha256(settings_key(config, embed_config).encode())
+    papers = merged.loc[fitted, ["doc_id", "title", "abstract"]].astype(str).values.tolist()
+    digest.update(json.dumps(papers).encode())
     digest.update(merged["topic"].to_numpy(np.int32)[fitted].tobytes())
     digest.update(np.ascontiguousarray(vectors[fitted], dtype=np.float32).tobytes())
     return digest.hexdigest()[:32]
@@ -209,21 +201,7 @@ def make_topics(
     representatives = representative_docs(
         merged["doc_id"].to_numpy(), vectors, topics, config.n_representative
     )
-    topic_table = pd.DataFrame(
-        [
-            {
-                "topic": topic,
-                "label": labels[topic].text if topic in labels else UNASSIGNED_LABEL,
-                "terms": terms[topic],
-                "term_weights": [weight for _, weight in weighted[topic]],
-                "size": 0,
-                "theme": themes.get(topic, schemas.UNASSIGNED),
-                "representative_docs": representatives.get(topic, []),
-            }
-            for topic in sorted(terms)
-        ],
-        columns=schemas.TOPICS.columns,
-    )
+    topic_table = topic_rows(sorted(terms), labels, weighted, representatives, themes)
     theme_table = theme_rows(
         themes,
         {h: label.text for h, label in theme_names.items()},

@@ -18,13 +18,12 @@ from pipeline import schemas
 from pipeline.centroids import topic_centroids
 from pipeline.config import EngineConfig, LabelConfig
 from pipeline.phrases import head_phrase
-from pipeline.schemas import UNASSIGNED_LABEL
 from pipeline.stages.label import keep
 from pipeline.stages.label.contrast import WordEvidence, contrast_terms, nearest_groups
 from pipeline.stages.label.counts import count_terms
 from pipeline.stages.label.matching import reader_evidence
 from pipeline.stages.label.names import Label, matched_topic_labels, topic_labels
-from pipeline.stages.label.papers import representative_docs, title_texts
+from pipeline.stages.label.papers import representative_docs, title_texts, topic_rows
 from pipeline.stages.label.terms import group_terms
 from pipeline.stages.label.themes import CANDIDATE_SHARE
 from pipeline.text import term_analyzer, term_texts
@@ -105,10 +104,9 @@ def _papers_around(
     return rows, around
 
 
-def _table(kept: pd.DataFrame, topics: np.ndarray, made: list[dict]) -> pd.DataFrame:
-    """The earlier rows of the topics in `topics` beside the rows `made`, by topic."""
+def _table(kept: pd.DataFrame, topics: np.ndarray, fresh: pd.DataFrame) -> pd.DataFrame:
+    """The earlier rows of the topics in `topics` beside the `fresh` rows, by topic."""
     present = kept["topic"].astype(int).isin(set(topics.tolist()) - {schemas.UNASSIGNED})
-    fresh = pd.DataFrame(made, columns=schemas.TOPICS.columns)
     return pd.concat([kept[present], fresh], ignore_index=True).sort_values(
         "topic", ignore_index=True
     )
@@ -142,16 +140,5 @@ def born_table(
     representatives = representative_docs(
         part["doc_id"].to_numpy(), part_vectors, topics, config.n_representative
     )
-    rows_made = [
-        {
-            "topic": t,
-            "label": labels[t].text if t in labels else UNASSIGNED_LABEL,
-            "terms": [term for term, _ in weighted.get(t, [])],
-            "term_weights": [weight for _, weight in weighted.get(t, [])],
-            "size": 0,
-            "theme": schemas.UNASSIGNED,
-            "representative_docs": representatives.get(t, []),
-        }
-        for t in made
-    ]
-    return _table(earlier.topics, merged["topic"].to_numpy(), rows_made)
+    fresh = topic_rows(made, labels, weighted, representatives)
+    return _table(earlier.topics, merged["topic"].to_numpy(), fresh)
