@@ -13,7 +13,7 @@ diversity 0.86 -> 0.99 (docs/quality.md has the 3,401-paper figures).
 from __future__ import annotations
 
 import re
-from itertools import combinations
+from itertools import combinations, product
 
 import numpy as np
 import pandas as pd
@@ -105,21 +105,35 @@ def composite_label(shared: str | None, heads: list[str], limit: int | None = No
     return f"{shared}: {', '.join(parts)}" if parts else shared
 
 
+def member_phrases(label: Label) -> list[str]:
+    """The phrases a group label may name a member by: its head, and its second phrase where
+    the label is `head, second` and that phrase has two or more words (a single word, as
+    `document` or `entities`, reads as a fragment out of its topic's label). Naming members by
+    either phrase: 0.585 -> 0.618 of the 3,401 papers matched to their theme's label, 0.524 ->
+    0.581 of the 9,672 (docs/quality.md)."""
+    second = label.text[len(label.head) + 2 :] if label.text.startswith(f"{label.head}, ") else ""
+    several = second and "," not in second and ":" not in second and len(term_words(second)) >= 2
+    return [label.head, second] if several else [label.head]
+
+
 def label_options(shared: list[str], labels: list[Label]) -> list[tuple[str, frozenset]]:
     """A group's labels to weigh, with their head phrases, fewest words first (ties: in the
-    order made): its members' heads (`labels`: the members' Labels, largest member first;
-    MEMBERS_TRIED of them) two or three at a time, alone or after each `shared` phrase; a single
-    member's own label. Every option names at least two of its members."""
+    order made): its members (`labels`: the members' Labels, largest member first;
+    MEMBERS_TRIED of them) two or three at a time, each named by one of its `member_phrases`,
+    alone or after each `shared` phrase; a single member's own label. Every option names at
+    least two of its members."""
     if len(labels) == 1:
         return [(labels[0].text, head_phrase(labels[0].head or labels[0].text))]
-    heads = list(dict.fromkeys(label.head for label in labels if label.head))[:MEMBERS_TRIED]
+    named = {label.head: label for label in labels if label.head}
+    members = [member_phrases(label) for label in named.values()][:MEMBERS_TRIED]
     found: dict[str, frozenset] = {}
     for phrase in [None, *shared]:
-        for size in range(min(2, len(heads)), PARTS + 1):
-            for parts in combinations(heads, size):
-                text = composite_label(phrase, list(parts), size)
-                if text:
-                    found.setdefault(text, head_phrase(phrase or parts[0]))
+        for size in range(min(2, len(members)), PARTS + 1):
+            for chosen in combinations(members, size):
+                for parts in product(*chosen):
+                    text = composite_label(phrase, list(parts), size)
+                    if text:
+                        found.setdefault(text, head_phrase(phrase or parts[0]))
     return sorted(found.items(), key=lambda item: len(term_words(re.sub(r"[,:]", " ", item[0]))))
 
 
