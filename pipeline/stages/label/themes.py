@@ -147,7 +147,7 @@ def group_labels(
     name: str = "Theme",
 ) -> dict[int, Label]:
     """Labels of groups of topics (themes) or of themes (areas), chosen together
-    (matching.py) among each group's `label_options`: its members' heads (`members` largest
+    (matching.py) among each group's `label_options`: its members' phrases (`members` largest
     first), alone or after a phrase its members share (`shared_phrases`: candidates that tell
     it from its siblings, contrast.py), so that each paper's words pick its own group's label
     (`evidence`: the words papers use and each member's papers). `counts` are by member; a
