@@ -73,8 +73,10 @@ def test_label_options_name_two_members_and_put_the_shortest_first():
         Label("robot manipulation, grasping", "robot manipulation"),
     ]
     options = [text for text, _ in label_options(["reinforcement learning"], labels)]
-    assert "reinforcement learning: offline, multi-agent" in options[:2]
-    assert "logged data, robot manipulation" in options  # a member named by its second phrase
+    assert options[:2] == [  # four words each, in the order made: no shared phrase first
+        "logged data, robot manipulation",  # a member named by its second phrase
+        "reinforcement learning: offline, multi-agent",
+    ]
     assert not any("games" in text or "grasping" in text for text in options)  # single words
     assert "offline reinforcement learning, multi-agent reinforcement learning" in options
     assert all(text.count(",") >= 1 for text in options)  # two parts or more
