@@ -146,6 +146,8 @@ def matched_topic_labels(
         made = options_for(terms, heads_of(scored.get(group, []), terms, set()), max_words)
         options[group] = list(dict.fromkeys([label.text, *(", ".join(o) for o in made)]))
     heads = {g: [head_phrase(text.split(",")[0]) for text in texts] for g, texts in options.items()}
+    # words read as terms (whole hyphenated words): read as the papers' words, fragments won
+    # (`correlation clustering, lower`, `reasoning tasks, chain`; docs/quality.md)
     chosen = matched_labels(options, heads, reader, papers_of)
     found = {}
     for group, texts in options.items():

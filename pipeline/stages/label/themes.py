@@ -24,7 +24,7 @@ from pipeline.phrases import head_phrase, is_noun_phrase, singular
 from pipeline.schemas import UNASSIGNED_LABEL
 from pipeline.stages.label.contrast import WordEvidence, contrast_terms, label_words
 from pipeline.stages.label.counts import TermCounts
-from pipeline.stages.label.matching import matched_labels
+from pipeline.stages.label.matching import matched_labels, read_words
 from pipeline.stages.label.names import CANDIDATES, Label
 from pipeline.stages.label.terms import distinct_terms
 from pipeline.text import term_words
@@ -170,6 +170,7 @@ def group_labels(
         {g: [head for _, head in options[g]] for g in ids},
         words,
         rows,
+        read_words,
     )
     return {g: Label(options[g][chosen[g]][0], _head(options[g][chosen[g]][0])) for g in ids}
 

@@ -10,6 +10,7 @@ from pipeline.stages.label.matching import (
     matched_labels,
     matched_share,
     option_scores,
+    read_words,
     reader_evidence,
     reader_words,
 )
@@ -110,3 +111,17 @@ def test_a_shared_phrase_describes_two_of_the_themes_topics():
     # two of five topics each (not half of them); `heat kernels` one
     assert shared_phrases(terms, [0, 1, 2, 3, 4], counts, 0.5) == ["spectral graph", "graph cuts"]
     assert shared_phrases(terms, [0], counts, 0.5) == []
+
+
+def test_a_labels_hyphenated_words_are_read_as_the_papers_words():
+    texts = ["Multi-agent coordination games."] * 3 + ["Single-agent planning games."] * 3
+    evidence = reader_evidence(texts)
+    assert read_words("multi-agent games, self-play") == {"multi", "agent", "game", "self", "play"}
+    scores = option_scores(evidence, np.arange(6), ["multi-agent games", "games"], read_words)
+    assert (scores[:3, 0] > scores[:3, 1]).all()  # `multi` names the first three only
+    options = {0: ["games", "multi-agent games"], 1: ["planning games", "single-agent games"]}
+    rows = {0: np.arange(3), 1: np.arange(3, 6)}
+    chosen = matched_labels(options, _heads(options), evidence, rows, read_words)
+    assert options[0][chosen[0]] == "multi-agent games"
+    # read as terms, `multi-agent` names no paper: the tie keeps the shorter label
+    assert matched_labels(options, _heads(options), evidence, rows) == {0: 0, 1: 0}
