@@ -46,8 +46,8 @@ def reader_evidence(texts: list[str]) -> WordEvidence:
 
 def read_words(text: str) -> set[str]:
     """A label's words as a reader reads them (`reader_words`, plurals folded): `multi-agent`
-    is `multi` and `agent`, as in the papers' words. Group labels are read so: read as terms
-    (`label_words`: whole hyphenated words), such words named no paper and went uncounted
+    is `multi` and `agent`, as in the papers' words. Group labels are read so; read as terms
+    (`label_words`, hyphenated words whole), such words named no paper and counted nothing
     (0.610 -> 0.629 of the 3,401 papers matched to their theme's label, docs/quality.md)."""
     return {singular(w) for w in reader_words(text)}
 
