@@ -119,9 +119,10 @@ def member_phrases(label: Label) -> list[str]:
 def label_options(shared: list[str], labels: list[Label]) -> list[tuple[str, frozenset]]:
     """A group's labels to weigh, with their head phrases, fewest words first (ties: in the
     order made): its members (`labels`: the members' Labels, largest member first;
-    MEMBERS_TRIED of them) two or three at a time, each named by one of its `member_phrases`,
-    alone or after each `shared` phrase; a single member's own label. Every option names at
-    least two of its members."""
+    MEMBERS_TRIED of them) two or three at a time, each named by one of its `member_phrases`
+    (heads before second phrases: the map shows a theme by its first part), alone or after
+    each `shared` phrase; a single member's own label. Every option names at least two of its
+    members."""
     if len(labels) == 1:
         return [(labels[0].text, head_phrase(labels[0].head or labels[0].text))]
     named = {label.head: label for label in labels if label.head}
@@ -130,8 +131,9 @@ def label_options(shared: list[str], labels: list[Label]) -> list[tuple[str, fro
     for phrase in [None, *shared]:
         for size in range(min(2, len(members)), PARTS + 1):
             for chosen in combinations(members, size):
-                for parts in product(*chosen):
-                    text = composite_label(phrase, list(parts), size)
+                for picks in product(*[list(enumerate(m)) for m in chosen]):
+                    parts = [p for k, p in picks if k == 0] + [p for k, p in picks if k > 0]
+                    text = composite_label(phrase, parts, size)
                     if text:
                         found.setdefault(text, head_phrase(phrase or parts[0]))
     return sorted(found.items(), key=lambda item: len(term_words(re.sub(r"[,:]", " ", item[0]))))

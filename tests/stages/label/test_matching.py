@@ -75,7 +75,7 @@ def test_label_options_name_two_members_and_put_the_shortest_first():
     ]
     options = [text for text, _ in label_options(["reinforcement learning"], labels)]
     assert options[:2] == [  # four words each, in the order made: no shared phrase first
-        "logged data, robot manipulation",  # a member named by its second phrase
+        "robot manipulation, logged data",  # by its second phrase, after the heads
         "reinforcement learning: offline, multi-agent",
     ]
     assert not any("games" in text or "grasping" in text for text in options)  # single words
