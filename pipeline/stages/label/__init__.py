@@ -35,8 +35,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pipeline import centroids, phrases, schemas, scores, tables, text
 from pipeline import encoder as encoders
-from pipeline import schemas, tables, text
 from pipeline.centroids import topic_centroids
 from pipeline.config import EmbedConfig, EngineConfig, LabelConfig
 from pipeline.errors import PipelineError
@@ -56,8 +56,11 @@ from pipeline.text import term_analyzer, term_texts
 
 log = logging.getLogger("pipeline.label")
 
-# the code a label depends on, part of its basis
-LABEL_CODE = sorted(Path(__file__).parent.glob("*.py")) + [Path(text.__file__)]
+# the code a label depends on, part of its basis: this package, the word rules (phrases), the
+# grouping's Ward and NPMI (centroids, scores) and the word lists (text, last)
+LABEL_CODE = sorted(Path(__file__).parent.glob("*.py")) + [
+    Path(module.__file__) for module in (phrases, centroids, scores, text)
+]
 
 NEAREST_TOPICS = 10  # a topic's label is told from this many nearest topics' papers
 
@@ -125,8 +128,8 @@ def basis(
 ) -> str:
     """A fingerprint of everything the terms, labels and themes are computed from: the fitted
     papers (their ids, texts, topics and vectors), the settings and the code that makes terms
-    and labels (this package and pipeline.text's word lists: a new release relabels). Papers
-    added to a saved model later change none of it, so their labels stay."""
+    and labels (LABEL_CODE: a new release relabels). Papers added to a saved model later
+    change none of it, so their labels stay."""
     fitted = merged["placed"].to_numpy() == "fit"
     digest = hashlib.sha256(settings_key(config, embed_config).encode())
     papers = merged.loc[fitted, ["doc_id", "title", "abstract"]].astype(str).values.tolist()

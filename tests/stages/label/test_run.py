@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from contextlib import nullcontext
+from pathlib import Path
 
 import numpy as np
 
@@ -70,3 +71,6 @@ def test_the_basis_changes_with_the_code_that_makes_labels(labelled, tmp_path, m
     assert label.basis(*args) == before
     code.write_text("FILLER = 'propose compared'\n")
     assert label.basis(*args) != before
+    from pipeline import phrases
+
+    assert Path(phrases.__file__) in label.LABEL_CODE  # its verb list names no label's head
