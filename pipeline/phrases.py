@@ -44,6 +44,17 @@ ADJECTIVES = frozenset(
     multimodal uniform random discrete continuous standard partial unseen noisy
     """.split()
 )
+# verbs and prepositions that abstracts use and labels never end in (`normalizing flows,
+# overcome` on the bundled corpus), whose endings say nothing
+NOT_NOUNS = frozenset(
+    """
+    overcome validate outperform propose improve achieve demonstrate enable leverage suffer
+    mitigate alleviate tackle enhance facilitate incorporate investigate introduce obtain
+    require remain reveal select identify ensure employ evaluate explore extend reduce derive
+    solve predict perform provide apply allow consider develop
+    unlike despite via whereas towards toward without within across among beyond
+    """.split()
+)
 # endings of adjectives, adverbs and participles (the head's last hyphen part is checked)
 _NOT_A_HEAD = re.compile(r"(ly|ed|ive|ous|able|ible|ful|less|al|ic|ize|ise|ify|wise)$")
 # a hyphenated head is a noun when its last part has a noun's ending or is one of these
@@ -66,7 +77,8 @@ def is_adverb(word: str) -> bool:
 
 def is_head_noun(word: str) -> bool:
     """Whether `word` can end a noun phrase: no adjective, adverb or participle by its ending
-    (nouns with such endings excepted), no modifier compound (`zero-shot`, `test-time`)."""
+    (nouns with such endings excepted), no verb or preposition we know (NOT_NOUNS), no
+    modifier compound (`zero-shot`, `test-time`)."""
     if not word.isascii():
         return True
     word = word.lower()
@@ -76,7 +88,7 @@ def is_head_noun(word: str) -> bool:
     last = singular(parts[-1])
     if len(parts) > 1:
         return bool(_NOUN_ENDING.search(last)) or last in HYPHEN_NOUNS
-    if word in ADJECTIVES or last in ADJECTIVES:
+    if word in ADJECTIVES or last in ADJECTIVES or last in NOT_NOUNS:
         return False
     if word in NOUNS_WITH_ADJECTIVE_ENDINGS or last in NOUNS_WITH_ADJECTIVE_ENDINGS:
         return True
