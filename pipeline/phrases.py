@@ -88,7 +88,7 @@ def is_head_noun(word: str) -> bool:
     last = singular(parts[-1])
     if len(parts) > 1:
         return bool(_NOUN_ENDING.search(last)) or last in HYPHEN_NOUNS
-    if word in ADJECTIVES or last in ADJECTIVES or last in NOT_NOUNS:
+    if word in ADJECTIVES or last in ADJECTIVES or word in NOT_NOUNS or last in NOT_NOUNS:
         return False
     if word in NOUNS_WITH_ADJECTIVE_ENDINGS or last in NOUNS_WITH_ADJECTIVE_ENDINGS:
         return True

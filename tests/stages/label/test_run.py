@@ -73,4 +73,4 @@ def test_the_basis_changes_with_the_code_that_makes_labels(labelled, tmp_path, m
     assert label.basis(*args) != before
     from pipeline import phrases
 
-    assert Path(phrases.__file__) in label.LABEL_CODE  # its verb list names no label's head
+    assert Path(phrases.__file__) in label.LABEL_CODE  # the noun-phrase rules are part of it
