@@ -93,10 +93,8 @@ class WordEvidence:
     def __init__(self, texts: list[str], analyzer):
         from sklearn.feature_extraction.text import CountVectorizer
 
-        def words_in(text: str) -> set[str]:
-            return set().union(*map(_folded_words, analyzer(text)))
-
-        vectorizer = CountVectorizer(analyzer=words_in, binary=True, dtype=np.float64)
+        read = functools.partial(words_in, analyzer=analyzer)
+        vectorizer = CountVectorizer(analyzer=read, binary=True, dtype=np.float64)
         try:
             self.incidence = vectorizer.fit_transform(texts).tocsc()
             self.column = dict(vectorizer.vocabulary_)
@@ -115,6 +113,12 @@ class WordEvidence:
         if mine <= 0:
             return -np.inf
         return mine * np.log(mine / (theirs + 1e-3))
+
+
+def words_in(text: str, analyzer) -> set[str]:
+    """A text's words as WordEvidence counts a paper's: the `analyzer`'s terms cut into words
+    (`term_words`), plurals folded."""
+    return set().union(*map(_folded_words, analyzer(text)))
 
 
 @functools.lru_cache(maxsize=1 << 18)

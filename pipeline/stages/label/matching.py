@@ -22,8 +22,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy import sparse
 
-from pipeline.phrases import singular
-from pipeline.stages.label.contrast import WordEvidence, label_words
+from pipeline.stages.label.contrast import WordEvidence, label_words, words_in
 from pipeline.text import term_analyzer
 
 Reading = Callable[[str], set[str]]  # a label's words, as its choice counts them
@@ -45,11 +44,11 @@ def reader_evidence(texts: list[str]) -> WordEvidence:
 
 
 def read_words(text: str) -> set[str]:
-    """A label's words as a reader reads them (`reader_words`, plurals folded): `multi-agent`
-    is `multi` and `agent`, as in the papers' words. Group labels are read so; read as terms
-    (`label_words`, hyphenated words whole), such words named no paper and counted nothing
-    (0.610 -> 0.629 of the 3,401 papers matched to their theme's label, docs/quality.md)."""
-    return {singular(w) for w in reader_words(text)}
+    """A label's words read as the papers' are (`reader_evidence`): `multi-agent` is `multi`
+    and `agent`. Group labels are read so; read as terms (`label_words`, hyphenated words
+    whole), such words named no paper and counted nothing (0.610 -> 0.629 of the 3,401 papers
+    matched to their theme's label, docs/quality.md)."""
+    return words_in(text, reader_words)
 
 
 def _weights(evidence: WordEvidence, texts: list[str], read: Reading) -> sparse.csc_matrix:

@@ -117,6 +117,8 @@ def test_a_labels_hyphenated_words_are_read_as_the_papers_words():
     texts = ["Multi-agent coordination games."] * 3 + ["Single-agent planning games."] * 3
     evidence = reader_evidence(texts)
     assert read_words("multi-agent games, self-play") == {"multi", "agent", "game", "self", "play"}
+    chinese = reader_evidence(["强化学习的多智能体方法。"])
+    assert read_words("强化学习, 多智能体") <= set(chinese.column)  # cut as the papers are
     scores = option_scores(evidence, np.arange(6), ["multi-agent games", "games"], read_words)
     assert (scores[:3, 0] > scores[:3, 1]).all()  # `multi` names the first three only
     options = {0: ["games", "multi-agent games"], 1: ["planning games", "single-agent games"]}
