@@ -74,3 +74,19 @@ def test_the_basis_changes_with_the_code_that_makes_labels(labelled, tmp_path, m
     from pipeline import phrases
 
     assert Path(phrases.__file__) in label.LABEL_CODE  # the noun-phrase rules are part of it
+
+
+def test_the_label_code_is_every_module_the_stage_imports_but_its_plumbing():
+    """A module the label stage comes to import is part of the label basis unless it only
+    moves data (phrases.py once was left out, and its edits kept stale labels)."""
+    from pipeline.makedeps import ROOT, code_files
+    from pipeline.stages import label
+
+    plumbing = {
+        "__init__.py", "config.py", "encoder.py", "errors.py", "progress.py", "schemas.py",
+        "tables.py", "stages/__init__.py", "engines/__init__.py", "engines/chunks.py",
+        "engines/local.py", "engines/ray_data.py", "engines/session.py",
+    }  # fmt: skip
+    imported = {p.resolve() for p in code_files("pipeline.stages.label") if p.suffix == ".py"}
+    computing = {p for p in imported if str(p.relative_to(ROOT)) not in plumbing}
+    assert computing == {p.resolve() for p in label.LABEL_CODE}
