@@ -394,3 +394,19 @@ def test_a_theme_label_too_long_for_its_panel_is_shortened_not_left_out(tmp_path
     assert drawn and all(label.startswith("shared phrase ") for label in drawn), drawn
     assert all(":" not in label for label in drawn), drawn
     assert {label.split()[-1] for label in drawn} == {"0", "1"}
+
+
+def test_a_wide_label_near_a_panels_edge_is_moved_in_not_left_out(tmp_path, open_offline):
+    """A label narrower than its panel but too wide to stand at its theme's x is drawn whole,
+    moved in from the edge (the 9,672's largest theme was left out so)."""
+    render_site(tmp_path, corpus(300, n_topics=6, n_themes=2))
+    page = open_offline(tmp_path / "map.html").page
+    page.wait_for_function(MAP_READY)
+    label = "w" * 40  # 40 x 13 x 0.62 + 8 = 330 px: neither centred, left nor right at 100 px
+    placed = page.evaluate(
+        """(label) => window.TopicMap.labels.placements(
+            [{ id: 0, size: 10, x: 0.25, y: 0.5, label }],
+            { w: 400, h: 300, xr: [0, 1], yr: [0, 1] }, "themes")""",
+        label,
+    )
+    assert placed == [{"text": label, "x": 0, "y": 150, "anchor": "left"}]

@@ -4,7 +4,8 @@
  * (at a million papers, seconds per zoom), while these are a few dozen absolutely placed spans
  * moved on every zoom, pan and drag frame. Larger topics are placed first and a label that would
  * overlap one already placed is shortened (shortForms) or left out, so zooming in reveals the
- * smaller topics' labels. The text is set with textContent.
+ * smaller topics' labels; one too wide to stand at its topic near a panel's edge is moved in
+ * from the edge. The text is set with textContent.
  */
 (() => {
   "use strict";
@@ -13,19 +14,30 @@
   const AREA_ZOOM = 0.75; // areas are labelled while more than this share of the map shows
   const ANCHORS = ["center", "left", "right"]; // the side of the label at its topic's x
 
-  /** Where a label fits at pixel (px, py) in the box without covering one placed: or null. */
+  /** Where a label fits at pixel (px, py) in the box without covering one placed: {rect,
+   * xanchor, x: the anchor's pixel} or null. Anchored at its topic's x where it can be, else
+   * moved in from the panel's edge, which a wide label near the edge was left out for. */
   function spotFor(px, py, width, height, box, placed) {
-    for (const yshift of [0, height, -height]) {
+    const fits = (left, yshift) => {
+      const rect = { l: left, r: left + width, t: py - yshift - height / 2 };
+      rect.b = rect.t + height;
+      const inside = rect.l >= 0 && rect.r <= box.w && rect.t >= 0 && rect.b <= box.h;
+      const free = !placed.some(
+        (p) => rect.l < p.r && p.l < rect.r && rect.t < p.b && p.t < rect.b,
+      );
+      return inside && free ? rect : null;
+    };
+    const shifts = [0, height, -height];
+    for (const yshift of shifts) {
       for (const xanchor of ANCHORS) {
-        const left = { center: px - width / 2, left: px, right: px - width }[xanchor];
-        const rect = { l: left, r: left + width, t: py - yshift - height / 2 };
-        rect.b = rect.t + height;
-        const inside = rect.l >= 0 && rect.r <= box.w && rect.t >= 0 && rect.b <= box.h;
-        const free = !placed.some(
-          (p) => rect.l < p.r && p.l < rect.r && rect.t < p.b && p.t < rect.b,
-        );
-        if (inside && free) return { rect, xanchor };
+        const rect = fits({ center: px - width / 2, left: px, right: px - width }[xanchor], yshift);
+        if (rect) return { rect, xanchor, x: px };
       }
+    }
+    const inward = Math.min(Math.max(px - width / 2, 0), box.w - width);
+    for (const yshift of shifts) {
+      const rect = fits(inward, yshift);
+      if (rect) return { rect, xanchor: "left", x: inward };
     }
     return null;
   }
@@ -59,7 +71,7 @@
       if (spot === null) continue;
       placed.push(spot.rect);
       const y = (spot.rect.t + spot.rect.b) / 2;
-      out.push({ text, x: px, y, anchor: spot.xanchor });
+      out.push({ text, x: spot.x, y, anchor: spot.xanchor });
     }
     return out;
   }
@@ -136,5 +148,9 @@
     return { ...(xr ? { xr } : {}), ...(yr ? { yr } : {}) };
   }
 
-  window.TopicMap.define("labels", ["helpers", "venues"], () => ({ layer, dragRanges }));
+  window.TopicMap.define("labels", ["helpers", "venues"], () => ({
+    layer,
+    dragRanges,
+    placements,
+  }));
 })();
