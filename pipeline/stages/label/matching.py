@@ -27,6 +27,7 @@ from pipeline.text import term_analyzer
 
 Reading = Callable[[str], set[str]]  # a label's words, as its choice counts them
 ROUNDS = 4  # passes over the groups at most
+OPTION_BLOCK = 256  # options scored at once: papers x OPTION_BLOCK scores held
 _WORD = re.compile(r"[^\W\d_]{2,}")  # a reader's words: runs of two or more letters
 
 
@@ -168,25 +169,35 @@ def matched_labels(
     own = own.astype(np.int64)
     incidence = evidence.incidence[papers].tocsc()  # the papers' words, by word
 
-    def scores(i: int) -> np.ndarray:
-        """papers x group i's options (option_scores, from the words its options name): made
-        again at each turn rather than held, since all groups' would be papers x all options."""
-        weights = _weights(evidence, options[groups[i]], read)
+    def scores(i: int, picked: range) -> np.ndarray:
+        """papers x the `picked` options of group i (option_scores, from the words they name):
+        made again at each turn rather than held, since all groups' would be papers x all
+        options; OPTION_BLOCK at a time, so a group's thousands of options never are."""
+        weights = _weights(evidence, [options[groups[i]][k] for k in picked], read)
         used = np.unique(weights.indices)
         return np.asarray((incidence[:, used] @ weights[used]).todense())
+
+    def hits(i: int) -> np.ndarray:
+        """Per option of group i, the papers matched with it (`_best_option`)."""
+        count = len(options[groups[i]])
+        return np.concatenate(
+            [
+                _best_option(rivals, i, scores(i, range(start, min(start + OPTION_BLOCK, count))))
+                for start in range(0, count, OPTION_BLOCK)
+            ]
+        )
 
     chosen = {g: 0 for g in groups}
     table = np.empty((len(papers), len(groups)))
     for i in range(len(groups)):
-        table[:, i] = scores(i)[:, 0]
+        table[:, i] = scores(i, range(1))[:, 0]
     rivals = _Rivals(table, own)
     for _ in range(ROUNDS):
         changed = False
         for i, g in enumerate(groups):
             if len(options[g]) < 2:  # nothing to choose (a label held fixed)
                 continue
-            mine = scores(i)
-            hits = _best_option(rivals, i, mine)
+            matched = hits(i)
             held = {options[h][chosen[h]] for h in groups if h != g}
             held_heads = {heads[h][chosen[h]] for h in groups if h != g}
             free = [
@@ -196,10 +207,10 @@ def matched_labels(
             ]
             if not free:
                 continue
-            best = max(free, key=lambda k: (hits[k], -k))
-            if best != chosen[g] and (chosen[g] not in free or hits[best] > hits[chosen[g]]):
+            best = max(free, key=lambda k: (matched[k], -k))
+            if best != chosen[g] and (chosen[g] not in free or matched[best] > matched[chosen[g]]):
                 chosen[g], changed = best, True
-                rivals.set_column(i, mine[:, best])
+                rivals.set_column(i, scores(i, range(best, best + 1))[:, 0])
         if not changed:
             break
     return chosen

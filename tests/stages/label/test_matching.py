@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.phrases import head_phrase
+from pipeline.stages.label import matching
 from pipeline.stages.label.counts import count_chunk
 from pipeline.stages.label.matching import (
     matched_labels,
@@ -15,7 +16,7 @@ from pipeline.stages.label.matching import (
     reader_words,
 )
 from pipeline.stages.label.names import Label, matched_topic_labels
-from pipeline.stages.label.themes import label_options, shared_phrases
+from pipeline.stages.label.themes import fragments, label_options, own_phrases, shared_phrases
 
 TEXTS = (
     ["Policy gradients for robot control tasks."] * 4
@@ -65,6 +66,65 @@ def test_a_longer_label_must_match_more_papers_and_no_two_groups_share_a_label()
     chosen = matched_labels(options, _heads(options), evidence, ROWS)
     assert chosen == {0: 0, 1: 1}  # group 1 may not take group 0's label
     assert matched_labels({}, {}, evidence, {}) == {}  # no group (no topic has a label)
+
+
+def test_options_scored_a_block_at_a_time_choose_as_all_at_once(monkeypatch):
+    evidence = reader_evidence(TEXTS)
+    options = {
+        0: ["robot", "policy", "value functions", "policy gradients, value functions"],
+        1: ["graph", "molecule", "graph kernels", "molecule tasks"],
+    }
+    whole = matched_labels(options, _heads(options), evidence, ROWS)
+    monkeypatch.setattr(matching, "OPTION_BLOCK", 1)
+    assert matched_labels(options, _heads(options), evidence, ROWS) == whole == {0: 3, 1: 0}
+
+
+def test_a_phrase_cut_short_is_known_by_the_longer_phrase_its_papers_use():
+    uses = {
+        "large language": 40,
+        "large language models": 38,  # 0.95 of its papers: `large language` is cut short
+        "reinforcement learning": 50,
+        "offline reinforcement learning": 20,  # 0.4: `reinforcement learning` stands
+        "ordinary differential": 30,
+        "ordinary differential equation": 12,  # with its plural, 0.8
+        "ordinary differential equations": 12,
+    }
+    terms = ["large language", "reinforcement learning", "ordinary differential"]
+    assert fragments(terms, uses) == {"large language", "ordinary differential"}
+    assert fragments([], uses) == set()
+    terms = ["object detection", "vision", "masked images", "image modeling", "more data"]
+    assert own_phrases(terms, {"image modeling"}) == [
+        "object detection",
+        "masked images",
+        "more data",
+    ]
+
+
+def test_a_group_label_may_add_its_own_phrases_to_two_of_its_members():
+    labels = [
+        Label("vision transformers, patches", "vision transformers"),
+        Label("vision-language models, captions", "vision-language models"),
+        Label("camera poses", "camera poses"),
+    ]
+    options = [text for text, _ in label_options([], labels, ["object detection"])]
+    assert "vision transformers, camera poses, object detection" in options  # own after heads
+    assert "vision transformers, object detection, captions" not in options  # one member
+    assert "camera poses, object detection" not in options
+    assert max(text.count(",") for text in options) == 3  # four parts at most
+    assert all(
+        sum(
+            part in text
+            for part in (
+                "vision transformers",
+                "vision-language models",
+                "camera poses",
+                "patches",
+                "captions",
+            )
+        )
+        >= 2
+        for text in options
+    )
 
 
 def test_label_options_name_two_members_and_put_the_shortest_first():
