@@ -92,6 +92,8 @@ def test_composite_labels_factor_out_the_shared_phrase():
     )
     assert composite_label(None, heads[:2]) == "offline reinforcement learning, embodied agents"
     assert composite_label("graph", ["graph"]) == "graph"
+    # a part that the shared phrase leaves a bare adjective names no topic: no such label
+    assert composite_label("language models", ["large language models", "code models"]) == ""
 
 
 def test_a_theme_is_named_by_the_phrase_its_topics_share_and_their_heads():
