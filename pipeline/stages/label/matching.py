@@ -150,6 +150,33 @@ def _best_option(rivals: _Rivals, g: int, option_columns: np.ndarray) -> np.ndar
     return hits.sum(axis=0)
 
 
+class _Scorer:
+    """The groups' papers (`own`: each one's group) and how they score any group's options."""
+
+    def __init__(self, options, groups, evidence: WordEvidence, rows, read: Reading):
+        self.options, self.groups, self.evidence, self.read = options, groups, evidence, read
+        empty = np.zeros(0, np.int64)
+        papers = np.concatenate([rows.get(g, empty) for g in groups]).astype(np.int64)
+        own = np.concatenate([np.full(len(rows.get(g, ())), i) for i, g in enumerate(groups)])
+        self.own = own.astype(np.int64)
+        self.incidence = evidence.incidence[papers].tocsc()  # the papers' words, by word
+
+    def scores(self, i: int, picked: range) -> np.ndarray:
+        """papers x the `picked` options of group i (option_scores, from the words they name):
+        made again at each turn rather than held, since all groups' would be papers x all
+        options; OPTION_BLOCK at a time, so a group's thousands of options never are."""
+        texts = [self.options[self.groups[i]][k] for k in picked]
+        weights = _weights(self.evidence, texts, self.read)
+        used = np.unique(weights.indices)
+        return np.asarray((self.incidence[:, used] @ weights[used]).todense())
+
+    def hits(self, i: int, rivals: _Rivals) -> np.ndarray:
+        """Per option of group i, the papers matched with it (`_best_option`)."""
+        count = len(self.options[self.groups[i]])
+        blocks = [range(s, min(s + OPTION_BLOCK, count)) for s in range(0, count, OPTION_BLOCK)]
+        return np.concatenate([_best_option(rivals, i, self.scores(i, b)) for b in blocks])
+
+
 def matched_labels(
     options: dict[int, list[str]],
     heads: dict[int, list[frozenset]],
@@ -164,40 +191,18 @@ def matched_labels(
     groups = sorted(options)
     if not groups:
         return {}
-    papers = np.concatenate([rows.get(g, np.zeros(0, np.int64)) for g in groups]).astype(np.int64)
-    own = np.concatenate([np.full(len(rows.get(g, ())), i) for i, g in enumerate(groups)])
-    own = own.astype(np.int64)
-    incidence = evidence.incidence[papers].tocsc()  # the papers' words, by word
-
-    def scores(i: int, picked: range) -> np.ndarray:
-        """papers x the `picked` options of group i (option_scores, from the words they name):
-        made again at each turn rather than held, since all groups' would be papers x all
-        options; OPTION_BLOCK at a time, so a group's thousands of options never are."""
-        weights = _weights(evidence, [options[groups[i]][k] for k in picked], read)
-        used = np.unique(weights.indices)
-        return np.asarray((incidence[:, used] @ weights[used]).todense())
-
-    def hits(i: int) -> np.ndarray:
-        """Per option of group i, the papers matched with it (`_best_option`)."""
-        count = len(options[groups[i]])
-        return np.concatenate(
-            [
-                _best_option(rivals, i, scores(i, range(start, min(start + OPTION_BLOCK, count))))
-                for start in range(0, count, OPTION_BLOCK)
-            ]
-        )
-
+    scorer = _Scorer(options, groups, evidence, rows, read)
     chosen = {g: 0 for g in groups}
-    table = np.empty((len(papers), len(groups)))
+    table = np.empty((len(scorer.own), len(groups)))
     for i in range(len(groups)):
-        table[:, i] = scores(i, range(1))[:, 0]
-    rivals = _Rivals(table, own)
+        table[:, i] = scorer.scores(i, range(1))[:, 0]
+    rivals = _Rivals(table, scorer.own)
     for _ in range(ROUNDS):
         changed = False
         for i, g in enumerate(groups):
             if len(options[g]) < 2:  # nothing to choose (a label held fixed)
                 continue
-            matched = hits(i)
+            matched = scorer.hits(i, rivals)
             held = {options[h][chosen[h]] for h in groups if h != g}
             held_heads = {heads[h][chosen[h]] for h in groups if h != g}
             free = [
@@ -210,7 +215,7 @@ def matched_labels(
             best = max(free, key=lambda k: (matched[k], -k))
             if best != chosen[g] and (chosen[g] not in free or matched[best] > matched[chosen[g]]):
                 chosen[g], changed = best, True
-                rivals.set_column(i, scores(i, range(best, best + 1))[:, 0])
+                rivals.set_column(i, scorer.scores(i, range(best, best + 1))[:, 0])
         if not changed:
             break
     return chosen
