@@ -90,14 +90,17 @@ def shared_phrases(
 
 
 def composite_label(shared: str | None, heads: list[str], limit: int | None = None) -> str:
-    """`shared: part, part, part`, the parts being the members' heads (largest member first)
-    less the shared phrase's words (`robustness: adversarial, distribution shift`); the heads
-    alone, joined, where nothing is shared."""
+    """`shared: part, part, part`, the parts being the members' heads (largest member first),
+    less the shared phrase's words where they hold them all (`robustness: adversarial,
+    distribution shift`; under `contrastive learning`, `reinforcement learning` stays whole);
+    the heads alone, joined, where nothing is shared."""
     said = label_words(shared) if shared else set()
     limit = limit or PARTS
     parts: list[str] = []
     for head in heads:
-        part = " ".join(w for w in term_words(head) if singular(w) not in said)
+        words = term_words(head)
+        holds = said <= {singular(w) for w in words}  # `reinforcement learning` stays whole
+        part = " ".join(w for w in words if singular(w) not in said) if holds else head
         if part in ADJECTIVES and part != head:  # `language models: large` names nothing
             return ""
         if part and part not in parts:

@@ -85,10 +85,22 @@ def test_a_topic_with_nothing_of_its_own_gets_a_name():
 
 
 def test_composite_labels_factor_out_the_shared_phrase():
-    heads = ["offline reinforcement learning", "embodied agents", "multi-agent reinforcement"]
+    heads = [
+        "offline reinforcement learning",
+        "embodied agents",
+        "multi-agent reinforcement learning",
+    ]
     assert (
         composite_label("reinforcement learning", heads)
         == "reinforcement learning: offline, embodied agents, multi-agent"
+    )
+    # a part keeps words of the shared phrase unless it holds all of them
+    assert (
+        composite_label(
+            "contrastive learning",
+            ["contrastive representation learning", "reinforcement learning"],
+        )
+        == "contrastive learning: representation, reinforcement learning"
     )
     assert composite_label(None, heads[:2]) == "offline reinforcement learning, embodied agents"
     assert composite_label("graph", ["graph"]) == "graph"
