@@ -164,11 +164,11 @@ def label_options(
     """A group's labels to weigh, with their head phrases, fewest words first (ties: in the
     order made): two to PARTS parts, at least two of them its members' (`labels`: the
     members' Labels, largest member first; MEMBERS_TRIED of them), each named by one of its
-    `member_phrases`, the rest phrases of its `own` (`own_phrases`); the members' heads first,
-    then its own phrases, then the members' second phrases (the map shows a theme by its first
-    part); after each `shared` phrase, then alone (of two labels with as many words, the
-    one after a shared phrase: the map shows `reinforcement learning` rather than
-    `embodied agents`); a single member's own label. Four parts and
+    `member_phrases`, the rest phrases of its `own` (`own_phrases`), largest member first and
+    its own phrases last (the map shows a theme by its first part: a phrase of its largest
+    topic, not of one with a tenth of its papers); after each `shared` phrase, then alone (of
+    two labels with as many words, the one after a shared phrase: the map shows `reinforcement
+    learning` rather than `embodied agents`); a single member's own label. Four parts and
     the group's own phrases rather than three of its members': 0.629 -> 0.652 of the 3,401
     papers matched to their theme's label, 0.602 -> 0.631 of the 9,672 (docs/quality.md)."""
     if len(labels) == 1:
@@ -185,7 +185,7 @@ def label_options(
                     continue
                 options = [list(enumerate(entries[k])) for k in chosen]
                 for picks in product(*options):
-                    parts = [p for k, p in picks if k == 0] + [p for k, p in picks if k > 0]
+                    parts = [p for _, p in picks]
                     text = composite_label(phrase, parts, size)
                     if text:
                         found.setdefault(text, head_phrase(phrase or parts[0]))

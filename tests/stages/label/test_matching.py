@@ -136,7 +136,7 @@ def test_label_options_name_two_members_and_put_the_shortest_first():
     options = [text for text, _ in label_options(["reinforcement learning"], labels)]
     assert options[:2] == [  # four words each, in the order made: a shared phrase first
         "reinforcement learning: offline, multi-agent",  # the map shows `reinforcement learning`
-        "robot manipulation, logged data",  # by its second phrase, after the heads
+        "logged data, robot manipulation",  # the largest member first, by its second phrase
     ]
     assert not any("games" in text or "grasping" in text for text in options)  # single words
     assert "offline reinforcement learning, multi-agent reinforcement learning" in options
