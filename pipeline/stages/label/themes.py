@@ -168,7 +168,8 @@ def label_options(
     its own phrases last (the map shows a theme by its first part: a phrase of its largest
     topic, not of one with a tenth of its papers); after each `shared` phrase, then alone (of
     two labels with as many words, the one after a shared phrase: the map shows `reinforcement
-    learning` rather than `embodied agents`); a single member's own label. Four parts and
+    learning` rather than `embodied agents`; its words are not counted, `_length`); a single
+    member's own label. Four parts and
     the group's own phrases rather than three of its members': 0.629 -> 0.652 of the 3,401
     papers matched to their theme's label, 0.602 -> 0.631 of the 9,672 (docs/quality.md)."""
     if len(labels) == 1:
@@ -189,7 +190,13 @@ def label_options(
                     text = composite_label(phrase, parts, size)
                     if text:
                         found.setdefault(text, head_phrase(phrase or parts[0]))
-    return sorted(found.items(), key=lambda item: len(term_words(re.sub(r"[,:]", " ", item[0]))))
+    return sorted(found.items(), key=lambda item: _length(item[0]))
+
+
+def _length(text: str) -> int:
+    """A group label's words less its shared phrase's (which names the group rather than adds a
+    part): of two labels naming the same parts, the one after a shared phrase is weighed first."""
+    return len(term_words(re.sub(r",", " ", text.split(": ")[-1])))
 
 
 def group_labels(

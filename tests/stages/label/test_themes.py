@@ -137,6 +137,6 @@ def test_a_theme_is_named_by_what_its_topics_share_not_its_largest_topics_words(
     named = {tuple(sorted(row.topics)): row for row in themes.itertuples()}
     assert named[(0, 1)].terms[0] == "spectral graph", named
     assert named[(2, 3)].terms[0] == "reward shaping", named
-    # the label names both topics (each paper's words pick it): the shortest that does
-    assert named[(0, 1)].label == "heat kernels, cheeger cuts"
-    assert named[(2, 3)].label == "policy gradients, value functions"
+    # the label names both topics (each paper's words pick it), after the phrase they share
+    assert named[(0, 1)].label == "spectral graph: heat kernels, cheeger cuts"
+    assert named[(2, 3)].label == "reward shaping: policy gradients, value functions"
