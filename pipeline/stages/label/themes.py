@@ -169,9 +169,9 @@ def label_options(
     topic, not of one with a tenth of its papers); after each `shared` phrase, then alone (of
     two labels with as many words, the one after a shared phrase: the map shows `reinforcement
     learning` rather than `embodied agents`; its words are not counted, `_length`); a single
-    member's own label. Four parts and
-    the group's own phrases rather than three of its members': 0.629 -> 0.652 of the 3,401
-    papers matched to their theme's label, 0.602 -> 0.631 of the 9,672 (docs/quality.md)."""
+    member's own label. Four parts and the group's own phrases rather than three of its
+    members': 0.629 -> 0.652 of the 3,401 papers matched to their theme's label, 0.602 ->
+    0.631 of the 9,672 (docs/quality.md)."""
     if len(labels) == 1:
         return [(labels[0].text, head_phrase(labels[0].head or labels[0].text))]
     named = {label.head: label for label in labels if label.head}
@@ -184,10 +184,8 @@ def label_options(
             for chosen in combinations(range(len(entries)), size):
                 if sum(k < len(members) for k in chosen) < least:
                     continue
-                options = [list(enumerate(entries[k])) for k in chosen]
-                for picks in product(*options):
-                    parts = [p for _, p in picks]
-                    text = composite_label(phrase, parts, size)
+                for parts in product(*[entries[k] for k in chosen]):
+                    text = composite_label(phrase, list(parts), size)
                     if text:
                         found.setdefault(text, head_phrase(phrase or parts[0]))
     return sorted(found.items(), key=lambda item: _length(item[0]))
