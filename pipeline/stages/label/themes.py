@@ -132,11 +132,11 @@ def fragments(terms: list[str], uses: dict[str, int]) -> set[str]:
         return set()
     folded: dict[tuple, int] = {}
     for term, n in uses.items():
-        key = tuple(singular(w) for w in term_words(term))
+        key = _run(term)
         folded[key] = folded.get(key, 0) + n
     found = set()
     for term in terms:
-        key = tuple(singular(w) for w in term_words(term))
+        key = _run(term)
         floor = FRAGMENT * folded.get(key, 0)
         size = len(key)
         for longer, n in folded.items():
@@ -148,6 +148,11 @@ def fragments(terms: list[str], uses: dict[str, int]) -> set[str]:
                 found.add(term)
                 break
     return found
+
+
+def _run(term: str) -> tuple[str, ...]:
+    """A term's words in order, plurals folded."""
+    return tuple(singular(w) for w in term_words(term))
 
 
 def own_phrases(terms: list[str], taken: set[str]) -> list[str]:
@@ -228,8 +233,7 @@ def group_labels(
         shared = shared_phrases(whole, members[group], counts, min_share)
         labels = [member_labels[m] for m in members[group] if m in member_labels]
         taken = set(shared) | {p for label in labels for p in member_phrases(label)}
-        own = own_phrases(whole, taken) if len(labels) > 1 else []
-        found = label_options(shared, labels, own)
+        found = label_options(shared, labels, own_phrases(whole, taken))
         options[group] = found or [(f"{name} {group}", frozenset())]
     chosen = matched_labels(
         {g: [text for text, _ in options[g]] for g in ids},
