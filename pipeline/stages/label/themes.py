@@ -92,15 +92,14 @@ def shared_phrases(
 def composite_label(shared: str | None, heads: list[str], limit: int | None = None) -> str:
     """`shared: part, part, part`, the parts being the members' heads (largest member first),
     less the shared phrase's words where they hold them all (`robustness: adversarial,
-    distribution shift`; under `contrastive learning`, `reinforcement learning` stays whole);
-    the heads alone, joined, where nothing is shared."""
+    distribution shift`; under `contrastive learning`, `reinforcement learning` stays whole) or
+    less a run of two or more words they share with it (`time series data: forecasting`, not
+    `time series forecasting`); the heads alone, joined, where nothing is shared."""
     said = label_words(shared) if shared else set()
     limit = limit or PARTS
     parts: list[str] = []
     for head in heads:
-        words = term_words(head)
-        holds = said <= {singular(w) for w in words}  # `reinforcement learning` stays whole
-        part = " ".join(w for w in words if singular(w) not in said) if holds else head
+        part = _less_shared(head, said, _run(shared) if shared else ())
         if part in ADJECTIVES and part != head:  # `language models: large` names nothing
             return ""
         if part and part not in parts:
@@ -110,6 +109,22 @@ def composite_label(shared: str | None, heads: list[str], limit: int | None = No
     if not shared:
         return ", ".join(parts)
     return f"{shared}: {', '.join(parts)}" if parts else shared
+
+
+def _less_shared(head: str, said: set[str], run: tuple[str, ...]) -> str:
+    """A part's phrase (`head`) less the shared phrase's words (`said`, its words in order
+    `run`, plurals folded) where it holds them all, else less the longest run of two or more
+    of them it holds (a part left empty keeps its phrase)."""
+    words = term_words(head)
+    folded = [singular(w) for w in words]
+    if said <= set(folded):  # `reinforcement learning` under `contrastive learning` stays whole
+        return " ".join(w for w, f in zip(words, folded, strict=True) if f not in said)
+    for size in range(min(len(run), len(words) - 1), 1, -1):
+        for start in range(len(words) - size + 1):
+            piece = tuple(folded[start : start + size])
+            if any(run[i : i + size] == piece for i in range(len(run) - size + 1)):
+                return " ".join(words[:start] + words[start + size :])
+    return head
 
 
 def member_phrases(label: Label) -> list[str]:

@@ -102,6 +102,11 @@ def test_composite_labels_factor_out_the_shared_phrase():
         )
         == "contrastive learning: representation, reinforcement learning"
     )
+    # ... or less a run of two or more words it shares with it
+    assert (
+        composite_label("time series data", ["time series forecasting", "time series imputation"])
+        == "time series data: forecasting, imputation"
+    )
     assert composite_label(None, heads[:2]) == "offline reinforcement learning, embodied agents"
     assert composite_label("graph", ["graph"]) == "graph"
     # a part that the shared phrase leaves a bare adjective names no topic: no such label
