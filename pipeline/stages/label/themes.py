@@ -95,11 +95,11 @@ def composite_label(shared: str | None, heads: list[str], limit: int | None = No
     distribution shift`; under `contrastive learning`, `reinforcement learning` stays whole) or
     less a run of two or more words they share with it (`time series data: forecasting`, not
     `time series forecasting`); the heads alone, joined, where nothing is shared."""
-    said = label_words(shared) if shared else set()
+    said, run = (label_words(shared), _run(shared)) if shared else (set(), ())
     limit = limit or PARTS
     parts: list[str] = []
     for head in heads:
-        part = _less_shared(head, said, _run(shared) if shared else ())
+        part = _less_shared(head, said, run)
         if part in ADJECTIVES and part != head:  # `language models: large` names nothing
             return ""
         if part and part not in parts:
