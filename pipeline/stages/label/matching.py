@@ -168,7 +168,7 @@ class _Scorer:
         texts = [self.options[self.groups[i]][k] for k in picked]
         weights = _weights(self.evidence, texts, self.read)
         used = np.unique(weights.indices)
-        return np.asarray((self.incidence[:, used] @ weights[used]).todense())
+        return self.incidence[:, used] @ weights[used].toarray()
 
     def hits(self, i: int, rivals: _Rivals) -> np.ndarray:
         """Per option of group i, the papers matched with it (`_best_option`)."""
