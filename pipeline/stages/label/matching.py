@@ -135,19 +135,26 @@ class _Rivals:
         self.second[rest[mid]], self.column2[rest[mid]] = v[mid], g
 
 
-def _best_option(rivals: _Rivals, g: int, option_columns: np.ndarray) -> np.ndarray:
-    """Per option (columns of `option_columns`) of group `g`, the papers matched with it as
-    g's label, the other groups' labels held."""
+def _counted(rivals: _Rivals, g: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The papers whose match depends on group `g`'s label, the other groups' labels held:
+    its own papers (matched where g's label beats their best rival, `bar`) and the others'
+    papers their own label matches against every label but g's (matched while g's label stays
+    below their own's score, `bar`); every other paper is missed whatever g's label. Returns
+    (rows, bar, whether each row is g's)."""
     own, table = rivals.own, rivals.table
     in_g = own == g
-    mine = np.where(in_g, -np.inf, table[np.arange(len(own)), own])
+    mine = table[np.arange(len(own)), own]
     rival = rivals.without(g)  # the best label that is neither g's nor the paper's own
-    hits = np.where(
-        in_g[:, None],
-        option_columns > rival[:, None],
-        (mine > rival)[:, None] & (mine[:, None] > option_columns),
-    )
-    return hits.sum(axis=0)
+    rows = np.flatnonzero(in_g | (mine > rival))
+    return rows, np.where(in_g[rows], rival[rows], mine[rows]), in_g[rows]
+
+
+def _best_option(scores: np.ndarray, bar: np.ndarray, of_g: np.ndarray) -> np.ndarray:
+    """Per option (columns of `scores`, of the rows `_counted` gives), the papers matched with
+    it as the group's label: its own papers (`of_g`) where it scores above `bar`, the others'
+    where it scores below."""
+    above = (scores[of_g] > bar[of_g, None]).sum(axis=0)
+    return above + (scores[~of_g] < bar[~of_g, None]).sum(axis=0)
 
 
 class _Scorer:
@@ -161,20 +168,29 @@ class _Scorer:
         self.own = own.astype(np.int64)
         self.incidence = evidence.incidence[papers].tocsc()  # the papers' words, by word
 
-    def scores(self, i: int, picked: range) -> np.ndarray:
-        """papers x the `picked` options of group i (option_scores, from the words they name):
-        made again at each turn rather than held, since all groups' would be papers x all
-        options; OPTION_BLOCK at a time, so a group's thousands of options never are."""
+    def scores(self, i: int, picked: range, rows: np.ndarray | None = None) -> np.ndarray:
+        """papers (`rows` of them, else all) x the `picked` options of group i (option_scores,
+        from the words they name): made again at each turn rather than held, since all groups'
+        would be papers x all options; OPTION_BLOCK at a time, so a group's thousands of options
+        never are. A sparse table of the papers' words times a dense one of the options' (a
+        sparse product made dense took twice as long)."""
         texts = [self.options[self.groups[i]][k] for k in picked]
         weights = _weights(self.evidence, texts, self.read)
         used = np.unique(weights.indices)
-        return self.incidence[:, used] @ weights[used].toarray()
+        words = self.incidence[:, used]
+        if rows is not None:
+            words = words.tocsr()[rows]
+        return words @ weights[used].toarray()
 
     def hits(self, i: int, rivals: _Rivals) -> np.ndarray:
-        """Per option of group i, the papers matched with it (`_best_option`)."""
+        """Per option of group i, the papers matched with it (`_best_option` over the papers
+        `_counted` finds: the rest are missed whatever the option)."""
         count = len(self.options[self.groups[i]])
         blocks = [range(s, min(s + OPTION_BLOCK, count)) for s in range(0, count, OPTION_BLOCK)]
-        return np.concatenate([_best_option(rivals, i, self.scores(i, b)) for b in blocks])
+        rows, bar, of_g = _counted(rivals, i)
+        return np.concatenate(
+            [_best_option(self.scores(i, b, rows), bar, of_g) for b in blocks]
+        ).astype(np.int64)
 
 
 def matched_labels(

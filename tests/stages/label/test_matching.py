@@ -79,6 +79,31 @@ def test_options_scored_a_block_at_a_time_choose_as_all_at_once(monkeypatch):
     assert matched_labels(options, _heads(options), evidence, ROWS) == whole == {0: 3, 1: 0}
 
 
+def test_each_option_counts_the_papers_it_would_match_with_the_other_labels_held():
+    # the count of `_Scorer.hits` (over the papers whose match can change) against the share
+    # of all papers matched with the option put in, on random papers, groups and labels
+    rng = np.random.default_rng(7)
+    vocabulary = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "theta"]
+    for _ in range(30):
+        texts = [" ".join(rng.choice(vocabulary, rng.integers(1, 6))) for _ in range(60)]
+        evidence = reader_evidence(texts)
+        cut = np.sort(rng.choice(np.arange(1, 60), 2, replace=False))
+        rows = dict(enumerate(np.split(np.arange(60), cut)))
+        options = {
+            g: [" ".join(rng.choice(vocabulary, rng.integers(1, 4))) for _ in range(5)]
+            for g in rows
+        }
+        scorer = matching._Scorer(options, sorted(options), evidence, rows, read_words)
+        table = np.stack([scorer.scores(i, range(1))[:, 0] for i in range(3)], axis=1)
+        rivals = matching._Rivals(table.copy(), scorer.own)
+        for i in range(3):
+            all_options = scorer.scores(i, range(5))
+            for k, count in enumerate(scorer.hits(i, rivals)):
+                put = table.copy()
+                put[:, i] = all_options[:, k]
+                assert count == matching._matched(put, scorer.own).sum()
+
+
 def test_a_phrase_cut_short_is_known_by_the_longer_phrase_its_papers_use():
     uses = {
         "large language": 40,
