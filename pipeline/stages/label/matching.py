@@ -188,9 +188,7 @@ class _Scorer:
         count = len(self.options[self.groups[i]])
         blocks = [range(s, min(s + OPTION_BLOCK, count)) for s in range(0, count, OPTION_BLOCK)]
         rows, bar, of_g = _counted(rivals, i)
-        return np.concatenate(
-            [_best_option(self.scores(i, b, rows), bar, of_g) for b in blocks]
-        ).astype(np.int64)
+        return np.concatenate([_best_option(self.scores(i, b, rows), bar, of_g) for b in blocks])
 
 
 def matched_labels(

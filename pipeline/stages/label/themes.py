@@ -113,16 +113,15 @@ def composite_label(shared: str | None, heads: list[str], limit: int | None = No
 
 def _less_shared(head: str, said: set[str], run: tuple[str, ...]) -> str:
     """A part's phrase (`head`) less the shared phrase's words (`said`, its words in order
-    `run`, plurals folded) where it holds them all, else less the longest run of two or more
-    of them it holds (a part left empty keeps its phrase)."""
+    `run`, plurals folded) where it holds them all (empty where it is that phrase), else less
+    the longest run of two or more of them it holds, never all its words."""
     words = term_words(head)
     folded = [singular(w) for w in words]
     if said <= set(folded):  # `reinforcement learning` under `contrastive learning` stays whole
         return " ".join(w for w, f in zip(words, folded, strict=True) if f not in said)
     for size in range(min(len(run), len(words) - 1), 1, -1):
         for start in range(len(words) - size + 1):
-            piece = tuple(folded[start : start + size])
-            if any(run[i : i + size] == piece for i in range(len(run) - size + 1)):
+            if _within(tuple(folded[start : start + size]), run):
                 return " ".join(words[:start] + words[start + size :])
     return head
 
@@ -155,11 +154,7 @@ def fragments(terms: list[str], uses: dict[str, int]) -> set[str]:
         floor = FRAGMENT * folded.get(key, 0)
         size = len(key)
         for longer, n in folded.items():
-            if (
-                len(longer) > size
-                and n >= floor
-                and any(longer[i : i + size] == key for i in range(len(longer) - size + 1))
-            ):
+            if len(longer) > size and n >= floor and _within(key, longer):
                 found.add(term)
                 break
     return found
@@ -168,6 +163,12 @@ def fragments(terms: list[str], uses: dict[str, int]) -> set[str]:
 def _run(term: str) -> tuple[str, ...]:
     """A term's words in order, plurals folded."""
     return tuple(singular(w) for w in term_words(term))
+
+
+def _within(piece: tuple[str, ...], run: tuple[str, ...]) -> bool:
+    """Whether the words `piece` stand together, in order, in the words `run`."""
+    size = len(piece)
+    return any(run[i : i + size] == piece for i in range(len(run) - size + 1))
 
 
 def own_phrases(terms: list[str], taken: set[str]) -> list[str]:

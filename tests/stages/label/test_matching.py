@@ -80,7 +80,7 @@ def test_options_scored_a_block_at_a_time_choose_as_all_at_once(monkeypatch):
 
 
 def test_each_option_counts_the_papers_it_would_match_with_the_other_labels_held():
-    # the count of `_Scorer.hits` (over the papers whose match can change) against the share
+    # the count of `_Scorer.hits` (over the papers whose match can change) against the number
     # of all papers matched with the option put in, on random papers, groups and labels
     rng = np.random.default_rng(7)
     vocabulary = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "theta"]
